@@ -1,0 +1,42 @@
+// The unified token representation. Every program, on every target, becomes
+// a matrix [tokens x kFeatureDim]: a target token, an intrinsic token, then one
+// token per stage of its AST in program order. The first kGenericDims columns
+// are computed by core from the AST and the plugin's descriptions; the last
+// kTemplateDims are the plugin's own per-stage template values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ucmoh/program_ast.h"
+#include "ucmoh/status.h"
+#include "ucmoh/target.h"
+
+namespace ucmoh {
+
+// Bump when the meaning or order of any dimension changes; models and
+// registries record the version they were trained on.
+constexpr int kFeatureSchemaVersion = 1;
+constexpr int kGenericDims = 56;
+constexpr int kFeatureDim = kGenericDims + kTemplateDims;
+
+struct FeatureDim {
+  std::string name;
+  std::string description;  // how it is computed
+};
+
+// The kFeatureDim dimensions in column order (template dims named template_0..).
+const std::vector<FeatureDim>& FeatureSchema();
+
+// Row-major [num_tokens x kFeatureDim] values, all finite.
+struct TokenMatrix {
+  int num_tokens = 0;
+  std::vector<float> values;
+  const float* row(int t) const { return values.data() + static_cast<size_t>(t) * kFeatureDim; }
+};
+
+// Fails (InvalidArgument) on an AST without stages or with non-finite values.
+Expected<TokenMatrix> Featurize(const ProgramAst& ast, const TargetInfo& target,
+                                const IntrinsicInfo& intrinsic);
+
+}  // namespace ucmoh

@@ -1,0 +1,92 @@
+// The interface a target plugin implements. A plugin is a shared library that
+// exports two symbols through Boost.DLL (see UCMOH_DEFINE_PLUGIN below):
+//   ucmoh_plugin_abi  -> int(), the kPluginAbiVersion it was built against
+//   ucmoh_plugin_make -> std::shared_ptr<TargetPlugin>()
+// The host checks the ABI number before it calls anything that passes C++
+// objects across the boundary. docs/plugin-abi.md walks a vendor through it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ucmoh/program_ast.h"
+#include "ucmoh/record.h"
+#include "ucmoh/status.h"
+#include "ucmoh/target.h"
+
+namespace ucmoh {
+
+// Bump whenever this header, program_ast.h, record.h, target.h, params.h or
+// status.h change layout or virtual functions.
+constexpr int kPluginAbiVersion = 1;
+
+struct MeasureOptions {
+  int threads = 0;               // 0: what the schedule asks for
+  double min_repeat_seconds = 0.05;
+  int min_repeats = 5;
+  double max_cv = 0.05;          // re-measure (once) above this
+};
+
+class TargetPlugin {
+ public:
+  virtual ~TargetPlugin() = default;
+
+  virtual TargetInfo Target() const = 0;
+  virtual std::vector<IntrinsicInfo> Intrinsics() const = 0;
+
+  // Meaning of the kTemplateDims values this plugin writes into its stages,
+  // one short name each (documented in docs/features.md).
+  virtual std::vector<std::string> TemplateDimNames() const = 0;
+
+  // Lowers a program (task + schedule on one of this plugin's intrinsics) to
+  // the AST of what runs, filling each stage's template values.
+  virtual Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
+                                     const ParamMap& schedule) const = 0;
+
+  // Named task suites (e.g. "resnet50") and their tasks for one intrinsic.
+  virtual std::vector<std::string> TaskSuites() const { return {}; }
+  virtual Expected<std::vector<Task>> Tasks(const std::string& suite,
+                                            const std::string& intrinsic) const {
+    return Status::NotFound("no task suite '" + suite + "' for " + intrinsic);
+  }
+
+  // Draws `count` distinct valid schedules for a task, reproducibly from `seed`.
+  virtual Expected<std::vector<ParamMap>> SampleSchedules(const Task& task,
+                                                          const std::string& intrinsic,
+                                                          int64_t count,
+                                                          uint64_t seed) const = 0;
+
+  // Optional: foreign data formats this plugin imports ("cutlass", ...).
+  virtual std::vector<std::string> Importers() const { return {}; }
+  virtual Expected<std::vector<Record>> Import(const std::string& format,
+                                               const std::string& path) const {
+    return Status::Unsupported(Target().name + " has no importer '" + format + "' for " + path);
+  }
+
+  // Optional: run a program on this host and time it.
+  virtual Status CanMeasure(const std::string& intrinsic) const {
+    return Status::Unsupported(Target().name + " cannot measure " + intrinsic + " on this host");
+  }
+  virtual Expected<Record> Measure(const Task& task, const std::string& intrinsic,
+                                   const ParamMap& schedule,
+                                   const MeasureOptions& options) const {
+    (void)task; (void)schedule; (void)options;
+    return CanMeasure(intrinsic);
+  }
+};
+
+}  // namespace ucmoh
+
+// Put once in a plugin's source: UCMOH_DEFINE_PLUGIN(MyPluginClass)
+#include <boost/dll/alias.hpp>
+#define UCMOH_DEFINE_PLUGIN(PluginClass)                                        \
+  namespace ucmoh_plugin_entry {                                                \
+  inline int abi() { return ::ucmoh::kPluginAbiVersion; }                       \
+  inline std::shared_ptr<::ucmoh::TargetPlugin> make() {                        \
+    return std::make_shared<PluginClass>();                                     \
+  }                                                                             \
+  }                                                                             \
+  BOOST_DLL_ALIAS(ucmoh_plugin_entry::abi, ucmoh_plugin_abi)                    \
+  BOOST_DLL_ALIAS(ucmoh_plugin_entry::make, ucmoh_plugin_make)

@@ -1,0 +1,90 @@
+// The program AST every plugin lowers to: nested loops with load, compute and
+// store stages at the leaves. It describes the program that was (or would be)
+// run, so the features computed from it are honest. docs/features.md explains
+// how each field becomes token dimensions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ucmoh {
+
+enum class LoopKind {
+  kSerial,
+  kParallel,      // CPU threads
+  kVectorized,    // SIMD lanes
+  kUnrolled,
+  kGpuGrid,       // thread blocks
+  kGpuBlock,      // threads of a block, when not split into warps below
+  kGpuWarp,       // warps of a block
+  kGpuThread,     // lanes of a warp
+  kPipelined,     // software-pipelined (multi-stage) loop
+};
+constexpr int kNumLoopKinds = 9;
+
+enum class StageKind { kLoad, kCompute, kStore };
+
+// Where a buffer tile lives. CPU: kGlobal = main memory, kCache = a packed
+// panel sized to stay in a cache level. GPU: kGlobal = device memory,
+// kShared = shared memory.
+enum class MemScope { kGlobal, kShared, kCache, kRegister };
+constexpr int kNumMemScopes = 4;
+
+// Plugins fill this many dimensions for each stage token with target-specific
+// meaning (their "feature template"); core gives them to the model as they are.
+constexpr int kTemplateDims = 8;
+using TemplateValues = std::array<float, kTemplateDims>;
+
+struct Stage {
+  StageKind kind = StageKind::kCompute;
+  std::string name;            // "load_A_shared", "mma", "store_C", ...
+
+  // Load and store stages: one execution moves one tile.
+  std::string buffer;          // "A", "B", "C"
+  MemScope src = MemScope::kGlobal;
+  MemScope dst = MemScope::kRegister;
+  double bytes = 0;            // bytes moved per execution
+  double unique_bytes = 0;     // distinct bytes touched per execution
+  double element_stride = 1;   // stride between consecutive elements, in elements
+  double vector_bytes = 0;     // bytes per memory instruction
+  double reuse = 1;            // how many compute uses each loaded byte gets
+
+  // Compute stages: one execution issues `intrinsic_calls` calls.
+  double intrinsic_calls = 0;
+  double flops_per_call = 0;   // 2 * m * n * k of the intrinsic, usually
+
+  TemplateValues template_values{};  // plugin-defined, see the plugin's docs
+};
+
+struct Loop {
+  std::string var;             // "i_outer", "k_tile", "blockIdx.x", ...
+  int64_t extent = 1;
+  LoopKind kind = LoopKind::kSerial;
+};
+
+// A node is either a loop with children or a stage leaf.
+struct AstNode {
+  bool is_loop = false;
+  Loop loop;
+  Stage stage;
+  std::vector<AstNode> children;
+
+  static AstNode MakeLoop(std::string var, int64_t extent, LoopKind kind,
+                          std::vector<AstNode> body);
+  static AstNode MakeStage(Stage stage);
+};
+
+struct ProgramAst {
+  std::vector<AstNode> roots;
+};
+
+const char* LoopKindName(LoopKind kind);
+const char* StageKindName(StageKind kind);
+const char* MemScopeName(MemScope scope);
+
+// A readable indented dump, one line per loop or stage (for `features --ast`).
+std::string DumpAst(const ProgramAst& ast);
+
+}  // namespace ucmoh

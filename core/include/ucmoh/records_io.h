@@ -1,0 +1,36 @@
+// The one place that reads and writes records as JSON Lines.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ucmoh/record.h"
+#include "ucmoh/status.h"
+
+namespace ucmoh {
+
+// One record as one JSON line (no trailing newline).
+std::string RecordToJsonLine(const Record& record);
+
+// Parses one line; the error names the key that is missing or malformed.
+Expected<Record> RecordFromJsonLine(const std::string& line);
+
+struct NumberedRecord {
+  int64_t line = 0;  // 1-based line number in its file
+  Record record;
+};
+
+// Reads every record of a JSONL file. Blank lines are skipped; the first
+// malformed line fails the whole read with "FILE:LINE: what".
+Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path);
+
+// Writes records atomically: to PATH.tmp, fsync, rename. Nothing half-written.
+Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records);
+
+// Appends records to PATH with one write per record line and an fsync at the
+// end, so an interrupted append leaves only whole lines. Used by resumable
+// measurement.
+Status AppendRecords(const std::string& path, const std::vector<Record>& records);
+
+}  // namespace ucmoh

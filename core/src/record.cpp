@@ -1,0 +1,10 @@
+#include "ucmoh/record.h"
+
+namespace ucmoh {
+
+std::string ProgramKey(const Record& record) {
+  return record.target + '|' + record.intrinsic + '|' + record.task.key + '|' +
+         CanonicalString(record.schedule);
+}
+
+}  // namespace ucmoh

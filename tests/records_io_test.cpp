@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ucmoh/records_io.h"
+
+namespace ucmoh {
+namespace {
+
+Record SampleRecord() {
+  Record r;
+  r.target = "x86";
+  r.intrinsic = "x86.avx512";
+  r.task = {"bert.dense.m128_n768_k768.avx512", "gemm",
+            {{"m", int64_t{128}}, {"n", int64_t{768}}, {"k", int64_t{768}}, {"in_type", std::string("f32")}}};
+  r.schedule = {{"mr", int64_t{6}}, {"nr_vec", int64_t{2}}, {"pack", std::string("ab")}};
+  r.latency = {1.25e-3, 1.3e-3, 1.2e-3, 0.012, 7};
+  r.provenance = {"measured", "host", {{"cpu_model", std::string("Xeon")}, {"cores_used", int64_t{2}}}};
+  return r;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))).string();
+}
+
+TEST(RecordsIo, JsonLineRoundTrip) {
+  Record r = SampleRecord();
+  auto back = RecordFromJsonLine(RecordToJsonLine(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(RecordToJsonLine(*back), RecordToJsonLine(r));
+  EXPECT_EQ(ProgramKey(*back), ProgramKey(r));
+  EXPECT_EQ(back->latency.repeats, 7);
+  EXPECT_DOUBLE_EQ(back->latency.median_s, 1.25e-3);
+}
+
+TEST(RecordsIo, ErrorsNameTheKey) {
+  auto bad_latency = RecordFromJsonLine(
+      R"({"target":"x86","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"
+      R"("schedule":{},"latency":{"median_s":-1},"provenance":{"kind":"measured","source":"h"}})");
+  ASSERT_FALSE(bad_latency.ok());
+  EXPECT_NE(bad_latency.status().message().find("latency.median_s"), std::string::npos);
+  auto wrong_target = RecordFromJsonLine(
+      R"({"target":"arm","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"
+      R"("schedule":{},"latency":{"median_s":1},"provenance":{"kind":"measured","source":"h"}})");
+  ASSERT_FALSE(wrong_target.ok());
+  EXPECT_NE(wrong_target.status().message().find("does not belong"), std::string::npos);
+  EXPECT_FALSE(RecordFromJsonLine("{not json").ok());
+}
+
+TEST(RecordsIo, FileReadReportsTheLineNumber) {
+  const std::string path = TempPath("records_bad_");
+  {
+    std::ofstream out(path);
+    out << RecordToJsonLine(SampleRecord()) << "\n\n" << "{\"target\": 3}\n";
+  }
+  auto records = ReadRecordsFile(path);
+  ASSERT_FALSE(records.ok());
+  EXPECT_NE(records.status().message().find(path + ":3:"), std::string::npos)
+      << records.status().message();
+  std::filesystem::remove(path);
+}
+
+TEST(RecordsIo, WriteIsAtomicAndAppendAddsWholeLines) {
+  const std::string path = TempPath("records_ok_");
+  ASSERT_TRUE(WriteRecordsFile(path, {SampleRecord()}).ok());
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  ASSERT_TRUE(AppendRecords(path, {SampleRecord(), SampleRecord()}).ok());
+  auto records = ReadRecordsFile(path);
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_EQ((*records)[2].line, 3);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace ucmoh

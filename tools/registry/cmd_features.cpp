@@ -1,0 +1,112 @@
+// registry features FILE.jsonl... [--json]: lower and featurize every record,
+// report per intrinsic, and name every record that failed with its line.
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "ucmoh/features.h"
+#include "ucmoh/program_featurizer.h"
+#include "ucmoh/records_io.h"
+
+namespace ucmoh::cli {
+
+namespace {
+
+struct FeaturesArgs {
+  std::vector<std::string> files;
+  bool json = false;
+  bool schema = false;
+  int64_t dump_line = 0;
+};
+
+struct IntrinsicSummary {
+  int64_t records = 0, failed = 0, tokens = 0;
+  int min_tokens = 1 << 30, max_tokens = 0;
+};
+
+struct Failure {
+  std::string file;
+  int64_t line;
+  std::string message;
+};
+
+int PrintSchema(bool json) {
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : FeatureSchema()) out.push_back({{"name", d.name}, {"description", d.description}});
+    fmt::print("{}\n", nlohmann::json{{"version", kFeatureSchemaVersion}, {"dims", out}}.dump(2));
+    return 0;
+  }
+  fmt::print("| # | name | how it is computed |\n|---|---|---|\n");
+  int i = 0;
+  for (const auto& d : FeatureSchema()) fmt::print("| {} | `{}` | {} |\n", i++, d.name, d.description);
+  return 0;
+}
+
+void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
+                 const std::vector<Failure>& failures, bool json) {
+  if (json) {
+    nlohmann::json out = {{"feature_dim", kFeatureDim}, {"schema_version", kFeatureSchemaVersion}};
+    for (const auto& [name, s] : by_intrinsic)
+      out["intrinsics"][name] = {{"records", s.records}, {"failed", s.failed}, {"tokens", s.tokens},
+                                 {"min_tokens", s.min_tokens}, {"max_tokens", s.max_tokens}};
+    for (const auto& f : failures)
+      out["failures"].push_back({{"file", f.file}, {"line", f.line}, {"error", f.message}});
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  fmt::print("{:<26} {:>8} {:>7} {:>10} {:>12} {:>6}\n", "intrinsic", "records", "failed",
+             "tokens", "tokens/prog", "width");
+  for (const auto& [name, s] : by_intrinsic)
+    fmt::print("{:<26} {:>8} {:>7} {:>10} {:>5}..{:<6} {:>6}\n", name, s.records, s.failed, s.tokens,
+               s.min_tokens, s.max_tokens, kFeatureDim);
+  for (const auto& f : failures) fmt::print("failed: {}:{}: {}\n", f.file, f.line, f.message);
+}
+
+int RunFeatures(const GlobalOptions& global, const FeaturesArgs& args) {
+  if (args.schema) return PrintSchema(args.json);
+  if (args.files.empty()) return Fail(Status::InvalidArgument("features: give records files (or --schema)"));
+  auto plugins = Plugins(global);
+  if (!plugins.ok()) return Fail(plugins.status());
+  std::map<std::string, IntrinsicSummary> by_intrinsic;
+  std::vector<Failure> failures;
+  for (const auto& file : args.files) {
+    auto records = ReadRecordsFile(file);
+    if (!records.ok()) return Fail(records.status());
+    for (const auto& [line, record] : *records) {
+      if (args.dump_line == line) {
+        auto ast = LowerRecord(**plugins, record);
+        fmt::print("{}", ast.ok() ? DumpAst(*ast) : ast.status().message() + "\n");
+      }
+      IntrinsicSummary& s = by_intrinsic[record.intrinsic];
+      ++s.records;
+      auto tokens = FeaturizeRecord(**plugins, record);
+      if (!tokens.ok()) {
+        ++s.failed;
+        failures.push_back({file, line, tokens.status().message()});
+        continue;
+      }
+      s.tokens += tokens->num_tokens;
+      s.min_tokens = std::min(s.min_tokens, tokens->num_tokens);
+      s.max_tokens = std::max(s.max_tokens, tokens->num_tokens);
+    }
+  }
+  PrintReport(by_intrinsic, failures, args.json);
+  return failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* sub = app.add_subcommand("features", "Lower and featurize records; report token counts and failures");
+  auto args = std::make_shared<FeaturesArgs>();
+  sub->add_option("files", args->files, "Records files (JSON Lines)")->check(CLI::ExistingFile);
+  sub->add_flag("--json", args->json, "Print JSON");
+  sub->add_flag("--schema", args->schema, "Print the feature schema (every dimension) and exit");
+  sub->add_option("--dump-ast", args->dump_line, "Also print the AST of the record on this line");
+  return {sub, [&global, args]() { return RunFeatures(global, *args); }};
+}
+
+}  // namespace ucmoh::cli

@@ -1,0 +1,77 @@
+// registry plugins [--json]: what is loaded, from where, and what it offers.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+
+namespace ucmoh::cli {
+
+namespace {
+
+nlohmann::json HardwareJson(const HardwareParams& hw) {
+  return {{"model", hw.model}, {"is_gpu", hw.is_gpu}, {"cores", hw.cores},
+          {"vector_bytes", hw.vector_bytes}, {"vector_registers", hw.vector_registers},
+          {"cache_line_bytes", hw.cache_line_bytes}, {"l1_bytes", hw.l1_bytes},
+          {"l2_bytes", hw.l2_bytes}, {"l3_bytes", hw.l3_bytes}, {"warp_size", hw.warp_size},
+          {"max_threads_per_block", hw.max_threads_per_block},
+          {"shared_bytes_per_block", hw.shared_bytes_per_block},
+          {"registers_per_sm", hw.registers_per_sm}, {"clock_ghz", hw.clock_ghz},
+          {"flags", hw.flags}};
+}
+
+nlohmann::json IntrinsicJson(const IntrinsicInfo& in) {
+  return {{"name", in.name}, {"instruction", in.instruction},
+          {"shape", {{"m", in.m}, {"n", in.n}, {"k", in.k}}},
+          {"input_type", in.input_type}, {"accum_type", in.accum_type},
+          {"ops_per_call", in.ops_per_call}, {"description", in.description}};
+}
+
+nlohmann::json PluginJson(const LoadedPlugin& p) {
+  nlohmann::json intrinsics = nlohmann::json::array();
+  for (const auto& in : p.intrinsics) intrinsics.push_back(IntrinsicJson(in));
+  return {{"name", p.entry.name}, {"library", p.library_path}, {"abi", p.abi},
+          {"sha256", p.library_sha256}, {"target", p.target.name},
+          {"description", p.target.description}, {"hardware", HardwareJson(p.target.hardware)},
+          {"template_dims", p.plugin->TemplateDimNames()},
+          {"importers", p.plugin->Importers()}, {"task_suites", p.plugin->TaskSuites()},
+          {"intrinsics", intrinsics}};
+}
+
+void PrintText(const LoadedPlugin& p) {
+  const HardwareParams& hw = p.target.hardware;
+  fmt::print("{}  (abi {}, {})\n  library {}\n  sha256  {}\n", p.entry.name, p.abi,
+             p.target.description, p.library_path, p.library_sha256);
+  fmt::print("  hardware: {}; {} {}; vector {} B x {} regs; L1 {} KiB, L2 {} KiB, L3 {} KiB\n",
+             hw.model, hw.cores, hw.is_gpu ? "SMs" : "cores", hw.vector_bytes,
+             hw.vector_registers, hw.l1_bytes / 1024, hw.l2_bytes / 1024, hw.l3_bytes / 1024);
+  if (hw.is_gpu)
+    fmt::print("  gpu: warp {}, {} threads/block, {} KiB shared/block, {} regs/SM\n",
+               hw.warp_size, hw.max_threads_per_block, hw.shared_bytes_per_block / 1024,
+               hw.registers_per_sm);
+  for (const auto& in : p.intrinsics)
+    fmt::print("  {:<26} {:<34} m{}n{}k{}  {:>5} -> {:<4} {:>6} ops/call\n", in.name,
+               in.instruction, in.m, in.n, in.k, in.input_type, in.accum_type, in.ops_per_call);
+}
+
+}  // namespace
+
+Command AddPluginsCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* sub = app.add_subcommand("plugins", "List loaded target plugins, their hardware and intrinsics");
+  auto json = std::make_shared<bool>(false);
+  sub->add_flag("--json", *json, "Print JSON instead of a table");
+  return {sub, [&global, json]() {
+            auto plugins = Plugins(global);
+            if (!plugins.ok()) return Fail(plugins.status());
+            if (*json) {
+              nlohmann::json out = nlohmann::json::array();
+              for (const auto& p : (*plugins)->plugins()) out.push_back(PluginJson(p));
+              fmt::print("{}\n", nlohmann::json{{"plugins", out}}.dump(2));
+              return 0;
+            }
+            for (const auto& p : (*plugins)->plugins()) PrintText(p);
+            return 0;
+          }};
+}
+
+}  // namespace ucmoh::cli

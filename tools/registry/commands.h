@@ -1,0 +1,24 @@
+// Each subcommand registers its flags on the CLI11 app and returns the
+// function that runs it. Commands are thin: parse, call a library, print.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "cli_context.h"
+
+namespace ucmoh::cli {
+
+using Runner = std::function<int()>;
+
+// A registered subcommand and the function that runs it once parsed.
+struct Command {
+  CLI::App* app;
+  Runner run;
+};
+
+Command AddPluginsCommand(CLI::App& app, const GlobalOptions& global);
+Command AddImportCommand(CLI::App& app, const GlobalOptions& global);
+Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global);
+
+}  // namespace ucmoh::cli

@@ -1,0 +1,33 @@
+// `registry`: the command-line driver of the UCMoH registry. docs/cli.md is
+// its reference. Every subcommand has --help; errors are one line on stderr
+// and a non-zero exit.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <vector>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  using namespace ucmoh::cli;
+  CLI::App app{"UCMoH registry: a lifelong-learning cost-model registry for tensorized programs"};
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--plugins", global.plugins_manifest,
+                 "plugins.json to load (default: $UCMOH_PLUGINS, ./plugins.json, or the build's)");
+  app.add_option("--db", global.db_path, "registry database (default: $UCMOH_REGISTRY or ./registry.db)");
+
+  const std::vector<Command> commands = {
+      AddPluginsCommand(app, global),
+      AddImportCommand(app, global),
+      AddFeaturesCommand(app, global),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  for (const auto& command : commands)
+    if (command.app->parsed()) return command.run();
+  return 1;
+}
