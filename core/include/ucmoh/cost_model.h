@@ -1,0 +1,62 @@
+// The UCMoH cost model: per-token encoder MLP -> multi-head self-attention
+// with a residual -> residual fully connected blocks -> per-token decoder,
+// summed into one score per program (higher = faster). This header hides
+// LibTorch so that drivers compile without it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ucmoh/program_set.h"
+#include "ucmoh/status.h"
+
+namespace ucmoh {
+
+struct NetworkConfig {
+  int hidden = 64;          // width of every per-token layer
+  int heads = 4;            // attention heads; must divide hidden
+  int encoder_layers = 2;   // Linear+ReLU layers of the encoder MLP
+  int fc_blocks = 2;        // residual FC blocks after attention
+  uint64_t seed = 0;        // initial weights
+};
+
+// A copy of one parameter tensor, flattened, under the network's own name
+// ("encoder.0.weight", "attention.in_proj.bias", ...).
+struct NamedValues {
+  std::string name;
+  std::vector<float> values;
+};
+
+class CostModel {
+ public:
+  // A freshly initialized network (normalizer unset until the first Train).
+  static Expected<CostModel> Create(const NetworkConfig& config);
+  static Expected<CostModel> Load(const std::string& path);
+
+  Status Save(const std::string& path) const;  // atomic: temp file + rename
+
+  // One score per program of `set`, in order.
+  Expected<std::vector<float>> Predict(const ProgramSet& set, int batch_size = 4096) const;
+
+  const NetworkConfig& config() const;
+  int64_t num_parameters() const;
+  std::vector<NamedValues> Parameters() const;
+
+  // Intrinsics this model has been trained on, in order (lifelong lineage).
+  const std::vector<std::string>& learned_intrinsics() const;
+  void set_learned_intrinsics(std::vector<std::string> intrinsics);
+
+  // A deep copy (weights and normalizer); CostModel copies share weights.
+  CostModel Clone() const;
+
+  struct Impl;  // defined in cost_model_impl.h, with LibTorch
+  explicit CostModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace ucmoh

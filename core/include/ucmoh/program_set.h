@@ -1,0 +1,58 @@
+// A featurized data set: every program's tokens and latency, grouped into the
+// tasks within which programs are ranked. What training, evaluation and the
+// baselines consume; built once from records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ucmoh/features.h"
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/record.h"
+
+namespace ucmoh {
+
+struct TaskGroup {
+  std::string key;
+  std::string intrinsic;
+  std::string target;
+  std::vector<int32_t> programs;  // indices into ProgramSet::tokens
+};
+
+struct ProgramSet {
+  std::vector<TokenMatrix> tokens;  // per program
+  std::vector<double> latency_s;    // per program (median)
+  std::vector<int32_t> task;        // per program: index into tasks
+  std::vector<TaskGroup> tasks;
+
+  size_t size() const { return tokens.size(); }
+  int max_tokens() const;
+
+  // Normalized throughput within each task: min_latency / latency, in (0, 1].
+  std::vector<float> Labels() const;
+
+  // The programs at `indices` (in that order), with tasks rebuilt.
+  ProgramSet Subset(const std::vector<int32_t>& indices) const;
+
+  // Programs whose intrinsic is in `intrinsics` (all when empty).
+  ProgramSet OnlyIntrinsics(const std::vector<std::string>& intrinsics) const;
+
+  // Distinct intrinsics, in first-seen order.
+  std::vector<std::string> Intrinsics() const;
+
+  // Appends another set (tasks with the same key are merged).
+  void Append(const ProgramSet& other);
+};
+
+struct FeaturizeFailure {
+  int64_t index;        // position in the input records
+  std::string message;
+};
+
+// Featurizes every record; records that fail to lower are skipped and listed
+// in `failures` (when given). Fails only if nothing at all could be featurized.
+Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
+                                     std::vector<FeaturizeFailure>* failures = nullptr);
+
+}  // namespace ucmoh

@@ -1,0 +1,60 @@
+// Training a CostModel with the LambdaRank loss over the programs of each
+// task, with the transfer modes studied by Sasaki et al. (iWAPT 2022).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ucmoh/cost_model.h"
+#include "ucmoh/program_set.h"
+
+namespace ucmoh {
+
+enum class TransferMode {
+  kScratch,    // re-initialize everything
+  kFinetune,   // start from the model, train all layers
+  kExtract,    // start from the model, freeze encoder + attention (feature extractor)
+};
+Expected<TransferMode> ParseTransferMode(const std::string& name);  // scratch|finetune|extract
+const char* TransferModeName(TransferMode mode);
+
+struct EpochReport {
+  int epoch = 0;
+  double train_loss = 0;
+  double val_pca = 0;        // 0 when there is no validation set
+  double seconds = 0;        // wall time of this epoch
+  double eta_seconds = 0;    // estimate to the last epoch
+};
+
+class EwcPenalty;  // training_penalty.h: an extra loss term (EWC), optional
+
+struct TrainOptions {
+  TransferMode mode = TransferMode::kScratch;
+  int epochs = 30;
+  double learning_rate = 1e-3;
+  double weight_decay = 0;
+  int programs_per_group = 64;   // programs of one task ranked together
+  int groups_per_batch = 8;
+  double grad_clip_norm = 1.0;
+  double val_fraction = 0.1;     // of the training tasks, held out for early stopping
+  int patience = 6;              // epochs without validation improvement before stopping
+  uint64_t seed = 0;
+  const EwcPenalty* penalty = nullptr;
+  std::function<void(const EpochReport&)> on_epoch;  // progress reporting
+};
+
+struct TrainReport {
+  int epochs_run = 0;
+  int best_epoch = 0;
+  double best_val_pca = 0;
+  double final_train_loss = 0;
+  double seconds = 0;
+  int64_t trained_parameters = 0;  // parameters the mode let change
+};
+
+// Trains `model` in place on `train` (validation tasks are split off it).
+Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options);
+
+}  // namespace ucmoh

@@ -1,0 +1,128 @@
+// ProgramSet: featurized programs grouped into the tasks they are ranked in.
+#include "ucmoh/program_set.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "ucmoh/program_featurizer.h"
+
+namespace ucmoh {
+
+namespace {
+
+// Finds or creates the task `key` in `set`, remembering new ones in `index`.
+int32_t TaskIndex(ProgramSet& set, std::unordered_map<std::string, int32_t>& index,
+                  const TaskGroup& like) {
+  auto [it, inserted] = index.emplace(like.key, static_cast<int32_t>(set.tasks.size()));
+  if (inserted) set.tasks.push_back(TaskGroup{like.key, like.intrinsic, like.target, {}});
+  return it->second;
+}
+
+std::unordered_map<std::string, int32_t> IndexTasks(const ProgramSet& set) {
+  std::unordered_map<std::string, int32_t> index;
+  for (size_t t = 0; t < set.tasks.size(); ++t)
+    index.emplace(set.tasks[t].key, static_cast<int32_t>(t));
+  return index;
+}
+
+void AddProgram(ProgramSet& set, int32_t task, TokenMatrix tokens, double latency_s) {
+  set.tasks[task].programs.push_back(static_cast<int32_t>(set.tokens.size()));
+  set.tokens.push_back(std::move(tokens));
+  set.latency_s.push_back(latency_s);
+  set.task.push_back(task);
+}
+
+bool IsUsableLatency(double latency_s) { return std::isfinite(latency_s) && latency_s > 0; }
+
+}  // namespace
+
+int ProgramSet::max_tokens() const {
+  int longest = 0;
+  for (const auto& t : tokens) longest = std::max(longest, t.num_tokens);
+  return longest;
+}
+
+std::vector<float> ProgramSet::Labels() const {
+  std::vector<float> labels(size(), 0.f);
+  for (const auto& group : tasks) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int32_t p : group.programs)
+      if (IsUsableLatency(latency_s[p])) best = std::min(best, latency_s[p]);
+    // A latency that cannot be a measurement gets label 0 (worst), not NaN.
+    for (int32_t p : group.programs)
+      if (IsUsableLatency(latency_s[p])) labels[p] = static_cast<float>(best / latency_s[p]);
+  }
+  return labels;
+}
+
+ProgramSet ProgramSet::Subset(const std::vector<int32_t>& indices) const {
+  ProgramSet out;
+  std::unordered_map<std::string, int32_t> index;
+  out.tokens.reserve(indices.size());
+  for (int32_t p : indices) {
+    const int32_t task_out = TaskIndex(out, index, tasks[task[p]]);
+    AddProgram(out, task_out, tokens[p], latency_s[p]);
+  }
+  return out;
+}
+
+ProgramSet ProgramSet::OnlyIntrinsics(const std::vector<std::string>& intrinsics) const {
+  const std::set<std::string> wanted(intrinsics.begin(), intrinsics.end());
+  std::vector<int32_t> kept;
+  for (size_t p = 0; p < size(); ++p)
+    if (wanted.empty() || wanted.count(tasks[task[p]].intrinsic))
+      kept.push_back(static_cast<int32_t>(p));
+  return Subset(kept);
+}
+
+std::vector<std::string> ProgramSet::Intrinsics() const {
+  std::vector<std::string> seen;
+  for (const auto& group : tasks)
+    if (std::find(seen.begin(), seen.end(), group.intrinsic) == seen.end())
+      seen.push_back(group.intrinsic);
+  return seen;
+}
+
+void ProgramSet::Append(const ProgramSet& other) {
+  auto index = IndexTasks(*this);
+  for (size_t p = 0; p < other.size(); ++p) {
+    const int32_t task_here = TaskIndex(*this, index, other.tasks[other.task[p]]);
+    AddProgram(*this, task_here, other.tokens[p], other.latency_s[p]);
+  }
+}
+
+Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
+                                     std::vector<FeaturizeFailure>* failures) {
+  if (records.empty()) return Status::InvalidArgument("no records to featurize");
+  ProgramSet set;
+  std::unordered_map<std::string, int32_t> index;
+  std::vector<FeaturizeFailure> local_failures;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& record = records[i];
+    const double latency = record.latency.median_s;
+    if (!IsUsableLatency(latency)) {
+      local_failures.push_back({static_cast<int64_t>(i), "latency " + std::to_string(latency) +
+                                                             " s is not a positive measurement"});
+      continue;
+    }
+    auto tokens = FeaturizeRecord(plugins, record);
+    if (!tokens.ok()) {
+      local_failures.push_back({static_cast<int64_t>(i), tokens.status().message()});
+      continue;
+    }
+    const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
+    AddProgram(set, TaskIndex(set, index, like), std::move(tokens).value(), latency);
+  }
+  if (set.size() == 0)
+    return Status::InvalidArgument("none of the " + std::to_string(records.size()) +
+                                   " records could be featurized; the first failure (record " +
+                                   std::to_string(local_failures.front().index) +
+                                   "): " + local_failures.front().message);
+  if (failures) *failures = std::move(local_failures);
+  return set;
+}
+
+}  // namespace ucmoh

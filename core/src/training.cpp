@@ -1,0 +1,203 @@
+// The training loop: task-grouped LambdaRank batches, Adam, gradient
+// clipping, early stopping on validation PCA, transfer modes.
+#include "ucmoh/training.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "cost_model_impl.h"
+#include "lambda_rank_loss.h"
+#include "training_penalty.h"
+#include "ucmoh/metrics.h"
+#include "ucmoh/splits.h"
+
+namespace ucmoh {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Group = std::vector<int32_t>;  // programs of one task, ranked together
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Each task's programs, shuffled and cut into groups of at most `size`.
+std::vector<Group> MakeGroups(const ProgramSet& set, int size, std::mt19937_64& rng) {
+  std::vector<Group> groups;
+  for (const auto& task : set.tasks) {
+    if (task.programs.size() < 2) continue;
+    Group programs = task.programs;
+    std::shuffle(programs.begin(), programs.end(), rng);
+    const size_t chunks = (programs.size() + size - 1) / size;
+    const size_t per_chunk = (programs.size() + chunks - 1) / chunks;  // balanced chunks
+    for (size_t start = 0; start < programs.size(); start += per_chunk)
+      groups.emplace_back(programs.begin() + start,
+                          programs.begin() + std::min(programs.size(), start + per_chunk));
+  }
+  std::shuffle(groups.begin(), groups.end(), rng);
+  return groups;
+}
+
+Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOptions& options) {
+  auto& impl = model.impl();
+  if (options.mode == TransferMode::kScratch) {
+    torch::manual_seed(options.seed ^ impl.config.seed);
+    impl.net = UcmohNet(impl.config);
+    impl.normalizer.Fit(train);
+    impl.learned_intrinsics.clear();
+  } else if (!impl.normalizer.fitted()) {
+    return Status::InvalidArgument(std::string(TransferModeName(options.mode)) +
+                                   " needs a trained model to start from");
+  }
+  for (auto& p : impl.net->named_parameters()) {
+    const bool frozen = options.mode == TransferMode::kExtract && IsFeatureExtractorParameter(p.key());
+    p.value().set_requires_grad(!frozen);
+  }
+  return Status::Ok();
+}
+
+std::vector<torch::Tensor> TrainableParameters(CostModel& model) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : model.impl().net->parameters())
+    if (p.requires_grad()) out.push_back(p);
+  return out;
+}
+
+std::vector<torch::Tensor> CopyParameters(CostModel& model) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : model.impl().net->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved) {
+  torch::NoGradGuard no_grad;
+  auto params = model.impl().net->parameters();
+  for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
+}
+
+// One optimizer step over a batch of groups; returns the batch's ranking loss.
+double TrainStep(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
+                 const std::vector<Group>& batch, torch::optim::Adam& optimizer,
+                 const std::vector<torch::Tensor>& trainable, const TrainOptions& options) {
+  std::vector<int32_t> indices;
+  for (const auto& g : batch) indices.insert(indices.end(), g.begin(), g.end());
+  auto scores = model.impl().Forward(MakeTokenBatch(set, indices));
+  torch::Tensor loss = torch::zeros({});
+  int64_t offset = 0;
+  for (const auto& g : batch) {
+    std::vector<float> y;
+    for (int32_t i : g) y.push_back(labels[i]);
+    const auto n = static_cast<int64_t>(g.size());
+    loss = loss + LambdaRankLoss(scores.narrow(0, offset, n), torch::tensor(y));
+    offset += n;
+  }
+  loss = loss / static_cast<double>(batch.size());
+  torch::Tensor total = loss;
+  if (options.penalty) total = total + options.penalty->Evaluate(model.impl().net->named_parameters());
+  optimizer.zero_grad();
+  total.backward();
+  if (options.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(trainable, options.grad_clip_norm);
+  optimizer.step();
+  return loss.item<double>();
+}
+
+double EpochLoss(CostModel& model, const ProgramSet& fit, const std::vector<float>& labels,
+                 torch::optim::Adam& optimizer, const std::vector<torch::Tensor>& trainable,
+                 const TrainOptions& options, std::mt19937_64& rng) {
+  model.impl().net->train();
+  auto groups = MakeGroups(fit, options.programs_per_group, rng);
+  double loss_sum = 0;
+  int steps = 0;
+  for (size_t start = 0; start < groups.size(); start += options.groups_per_batch) {
+    std::vector<Group> batch(groups.begin() + start,
+                             groups.begin() + std::min(groups.size(), start + options.groups_per_batch));
+    loss_sum += TrainStep(model, fit, labels, batch, optimizer, trainable, options);
+    ++steps;
+  }
+  return steps ? loss_sum / steps : 0;
+}
+
+// Splits validation tasks off the training set (none when too few tasks).
+std::pair<ProgramSet, ProgramSet> FitAndValidation(const ProgramSet& train, const TrainOptions& options) {
+  if (options.val_fraction <= 0 || train.tasks.size() < 4) return {train, ProgramSet{}};
+  SplitOptions split_options;
+  split_options.kind = SplitKind::kByTask;
+  split_options.test_fraction = options.val_fraction;
+  split_options.seed = options.seed + 1;
+  auto split = MakeSplit(train, split_options);
+  if (!split.ok() || split->test.empty()) return {train, ProgramSet{}};
+  return {train.Subset(split->train), train.Subset(split->test)};
+}
+
+Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
+  if (train.tasks.empty()) return Status::InvalidArgument("training set is empty");
+  if (o.epochs < 1 || o.programs_per_group < 2 || o.groups_per_batch < 1 || o.learning_rate <= 0)
+    return Status::InvalidArgument("training options: epochs >= 1, programs_per_group >= 2, "
+                                   "groups_per_batch >= 1 and learning_rate > 0 are required");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<TransferMode> ParseTransferMode(const std::string& name) {
+  if (name == "scratch") return TransferMode::kScratch;
+  if (name == "finetune") return TransferMode::kFinetune;
+  if (name == "extract") return TransferMode::kExtract;
+  return Status::InvalidArgument("unknown transfer mode '" + name + "' (scratch, finetune, extract)");
+}
+
+const char* TransferModeName(TransferMode mode) {
+  switch (mode) {
+    case TransferMode::kScratch: return "scratch";
+    case TransferMode::kFinetune: return "finetune";
+    case TransferMode::kExtract: return "extract";
+  }
+  return "?";
+}
+
+Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options) {
+  UCMOH_RETURN_IF_ERROR(CheckOptions(options, train));
+  const auto start = Clock::now();
+  auto [fit, val] = FitAndValidation(train, options);
+  UCMOH_RETURN_IF_ERROR(PrepareModel(model, fit, options));
+  auto trainable = TrainableParameters(model);
+  torch::optim::Adam optimizer(trainable, torch::optim::AdamOptions(options.learning_rate)
+                                              .weight_decay(options.weight_decay));
+  const std::vector<float> labels = fit.Labels();
+  std::mt19937_64 rng(options.seed);
+
+  TrainReport report;
+  for (const auto& p : trainable) report.trained_parameters += p.numel();
+  report.best_val_pca = -1;
+  std::vector<torch::Tensor> best = CopyParameters(model);
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    const auto epoch_start = Clock::now();
+    EpochReport er;
+    er.epoch = epoch;
+    er.train_loss = EpochLoss(model, fit, labels, optimizer, trainable, options, rng);
+    if (val.size() > 0) {
+      auto scores = model.Predict(val);
+      if (!scores.ok()) return scores.status();
+      er.val_pca = EvaluateRanking(val, *scores).pca;
+    }
+    er.seconds = SecondsSince(epoch_start);
+    er.eta_seconds = er.seconds * (options.epochs - epoch);
+    report.epochs_run = epoch;
+    report.final_train_loss = er.train_loss;
+    if (val.size() == 0 || er.val_pca > report.best_val_pca) {
+      report.best_val_pca = er.val_pca;
+      report.best_epoch = epoch;
+      best = CopyParameters(model);
+    }
+    if (options.on_epoch) options.on_epoch(er);
+    if (val.size() > 0 && epoch - report.best_epoch >= options.patience) break;
+  }
+  RestoreParameters(model, best);
+  for (auto& p : model.impl().net->parameters()) p.set_requires_grad(true);
+  report.seconds = SecondsSince(start);
+  return report;
+}
+
+}  // namespace ucmoh

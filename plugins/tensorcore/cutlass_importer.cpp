@@ -1,0 +1,233 @@
+#include "cutlass_importer.h"
+
+#include <utility>
+
+#include "conv_problem.h"
+#include "csv_table.h"
+#include "kernel_config.h"
+#include "kernel_resources.h"
+#include "program.h"
+#include "resnet50_suite.h"
+
+namespace ucmoh::tensorcore {
+
+namespace {
+
+const char* const kTarget = "tensorcore";
+const char* const kOtherSuite = "cutlass";  // task-key prefix of layers outside ResNet-50
+
+// Column indices, resolved by name once per file.
+struct Columns {
+  size_t operation, disposition, status, operation_kind, conv_kind, op_class;
+  size_t activation, filter, output, iterator, split_k_mode, split_k_slices, accum;
+  size_t cta_m, cta_n, cta_k, stages, warps_m, warps_n, warps_k, inst_m, inst_n, inst_k;
+  size_t bytes, flops, runtime, gflops;
+  std::vector<std::pair<std::string, size_t>> problem;  // n, h, ..., dilation_w
+};
+
+Expected<Columns> ResolveColumns(const CsvTable& table) {
+  Columns cols{};
+  const std::pair<const char*, size_t*> named[] = {
+      {"Operation", &cols.operation},       {"Disposition", &cols.disposition},
+      {"Status", &cols.status},             {"OperationKind", &cols.operation_kind},
+      {"conv_kind", &cols.conv_kind},       {"op_class", &cols.op_class},
+      {"Activation", &cols.activation},     {"Filter", &cols.filter},
+      {"Output", &cols.output},             {"iterator_algorithm", &cols.iterator},
+      {"split_k_mode", &cols.split_k_mode}, {"split_k_slices", &cols.split_k_slices},
+      {"accum", &cols.accum},               {"cta_m", &cols.cta_m},
+      {"cta_n", &cols.cta_n},               {"cta_k", &cols.cta_k},
+      {"stages", &cols.stages},             {"warps_m", &cols.warps_m},
+      {"warps_n", &cols.warps_n},           {"warps_k", &cols.warps_k},
+      {"inst_m", &cols.inst_m},             {"inst_n", &cols.inst_n},
+      {"inst_k", &cols.inst_k},             {"Bytes", &cols.bytes},
+      {"Flops", &cols.flops},               {"Runtime", &cols.runtime},
+      {"GFLOPs", &cols.gflops},
+  };
+  for (const auto& [name, index] : named) {
+    auto column = table.Column(name);
+    if (!column.ok()) return column.status();
+    *index = *column;
+  }
+  for (const char* name : {"n", "h", "w", "c", "k", "r", "s", "p", "q", "pad_h", "pad_w",
+                           "stride_h", "stride_w", "dilation_h", "dilation_w"}) {
+    auto column = table.Column(name);
+    if (!column.ok()) return column.status();
+    cols.problem.emplace_back(name, *column);
+  }
+  return cols;
+}
+
+// The kernel ran and was timed; "incorrect" only means its output missed the
+// verifier's tolerance (f16 accumulation over long reductions), not its speed.
+bool KernelRan(const CsvRowReader& row, const Columns& cols) {
+  const std::string& disposition = row.Text(cols.disposition);
+  return row.Text(cols.status) == "success" &&
+         (disposition == "passed" || disposition == "incorrect" || disposition == "not_verified");
+}
+
+Status RowError(const CsvRowReader& row, const std::string& message) {
+  return Status::InvalidArgument(row.Where() + ": " + message);
+}
+
+// "f16:nhwc" -> {"f16", "nhwc"}.
+std::pair<std::string, std::string> TypeAndLayout(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return {text, ""};
+  return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+Status CheckKernelKind(const CsvRowReader& row, const Columns& cols) {
+  const std::pair<size_t, const char*> expected[] = {
+      {cols.operation_kind, "conv2d"}, {cols.conv_kind, "fprop"}, {cols.op_class, "tensorop"}};
+  for (const auto& [column, value] : expected)
+    if (row.Text(column) != value)
+      return RowError(row, "'" + row.Text(column) + "' is not supported (only " + value + ")");
+  return Status::Ok();
+}
+
+Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols) {
+  ParamMap workload;
+  for (const auto& [name, column] : cols.problem) {
+    auto value = row.Int(column);
+    if (!value.ok()) return value.status();
+    workload[name] = *value;
+  }
+  const auto [activation, activation_layout] = TypeAndLayout(row.Text(cols.activation));
+  const auto [filter, filter_layout] = TypeAndLayout(row.Text(cols.filter));
+  const auto [output, output_layout] = TypeAndLayout(row.Text(cols.output));
+  if (activation != filter)
+    return RowError(row, "Activation " + activation + " and Filter " + filter + " types differ");
+  for (const std::string& layout : {activation_layout, filter_layout, output_layout})
+    if (layout != "nhwc") return RowError(row, "layout '" + layout + "' is not supported (only nhwc)");
+  workload["in_type"] = activation;
+  workload["acc_type"] = row.Text(cols.accum);
+  workload["out_type"] = output;
+  auto problem = ConvProblemFromTask(Task{"", "conv2d", workload});
+  if (!problem.ok()) return problem.status().WithContext(row.Where());
+  return problem;
+}
+
+Expected<const TensorCoreIntrinsic*> ReadIntrinsic(const CsvRowReader& row, const Columns& cols,
+                                                   const ConvProblem& problem) {
+  int64_t shape[3];
+  const size_t shape_cols[3] = {cols.inst_m, cols.inst_n, cols.inst_k};
+  for (int i = 0; i < 3; ++i) {
+    auto value = row.Int(shape_cols[i]);
+    if (!value.ok()) return value.status();
+    shape[i] = *value;
+  }
+  const TensorCoreIntrinsic* intrinsic =
+      FindIntrinsicByShape(shape[0], shape[1], shape[2], problem.in_type, problem.acc_type);
+  const std::string described = "m" + std::to_string(shape[0]) + "n" + std::to_string(shape[1]) +
+                                "k" + std::to_string(shape[2]) + " " + problem.in_type + "/" +
+                                problem.acc_type;
+  if (!intrinsic) return RowError(row, "no tensorcore intrinsic is " + described);
+  // The operation name repeats the instruction ("cutlass_tensorop_s1688fprop_..."): it must agree.
+  const std::string& name = row.Text(cols.operation);
+  const std::string prefix = "cutlass_tensorop_";
+  if (name.rfind(prefix, 0) == 0) {
+    const std::string token = name.substr(prefix.size(), name.find("fprop") - prefix.size());
+    if (token != intrinsic->short_name)
+      return RowError(row, "operation '" + name + "' names " + token + " but the columns say " +
+                               described + " (" + intrinsic->short_name + ")");
+  }
+  return intrinsic;
+}
+
+Expected<int64_t> AlignmentFromName(const CsvRowReader& row, const std::string& name) {
+  const size_t at = name.rfind("_align");
+  const std::string digits = at == std::string::npos ? "" : name.substr(at + 6);
+  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return RowError(row, "operation '" + name + "' does not end in _alignN");
+  return std::stoll(digits);
+}
+
+Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols) {
+  KernelConfig config;
+  const std::pair<size_t, int64_t*> ints[] = {
+      {cols.cta_m, &config.cta_m},     {cols.cta_n, &config.cta_n},
+      {cols.cta_k, &config.cta_k},     {cols.stages, &config.stages},
+      {cols.warps_m, &config.warps_m}, {cols.warps_n, &config.warps_n},
+      {cols.warps_k, &config.warps_k}, {cols.split_k_slices, &config.split_k_slices}};
+  for (const auto& [column, member] : ints) {
+    auto value = row.Int(column);
+    if (!value.ok()) return value.status();
+    if (*value < 1) return row.Error(column, "must be positive");
+    *member = *value;
+  }
+  auto alignment = AlignmentFromName(row, row.Text(cols.operation));
+  if (!alignment.ok()) return alignment.status();
+  config.alignment = *alignment;
+  const std::string& iterator = row.Text(cols.iterator);
+  if (iterator != "optimized" && iterator != "analytic")
+    return RowError(row, "iterator_algorithm '" + iterator + "' is not supported (optimized or analytic)");
+  config.optimized_iterator = iterator == "optimized";
+  if (config.split_k_slices > 1 && row.Text(cols.split_k_mode) != "serial")
+    return RowError(row, "split_k_mode '" + row.Text(cols.split_k_mode) + "' is not supported (only serial)");
+  return config;
+}
+
+Expected<Record> ReadRecord(const CsvRowReader& row, const Columns& cols, const std::string& source) {
+  UCMOH_RETURN_IF_ERROR(CheckKernelKind(row, cols));
+  auto problem = ReadProblem(row, cols);
+  if (!problem.ok()) return problem.status();
+  auto intrinsic = ReadIntrinsic(row, cols, *problem);
+  if (!intrinsic.ok()) return intrinsic.status();
+  auto config = ReadConfig(row, cols);
+  if (!config.ok()) return config.status();
+  UCMOH_RETURN_IF_ERROR(ValidateProgram(*problem, **intrinsic, *config,
+                                        EstimateResources(*config, **intrinsic))
+                            .WithContext(row.Where()));
+  auto runtime_ms = row.Real(cols.runtime);
+  if (!runtime_ms.ok()) return runtime_ms.status();
+  if (*runtime_ms <= 0) return row.Error(cols.runtime, "must be positive");
+  auto flops = row.Int(cols.flops);
+  if (!flops.ok()) return flops.status();
+  auto bytes = row.Int(cols.bytes);
+  if (!bytes.ok()) return bytes.status();
+  auto gflops = row.Real(cols.gflops);
+  if (!gflops.ok()) return gflops.status();
+
+  Record record;
+  record.target = kTarget;
+  record.intrinsic = (*intrinsic)->info.name;
+  record.task = MakeConvTask(IsResnet50Layer(*problem) ? kResnet50Suite : kOtherSuite, *problem, **intrinsic);
+  record.schedule = ScheduleParams(*config, **intrinsic);
+  record.schedule["operation"] = row.Text(cols.operation);
+  // The profiler prints one number, the mean over its timed iterations.
+  const double seconds = *runtime_ms / 1000.0;
+  record.latency = LatencyStats{seconds, seconds, seconds, 0.0, 1};
+  record.provenance.kind = "imported";
+  record.provenance.source = source;
+  record.provenance.details = {
+      {"line", row.line()},
+      {"device", std::string(kCutlassDevice)},
+      {"source_repo", std::string(kCutlassSourceRepo)},
+      {"disposition", row.Text(cols.disposition)},
+      {"flops", *flops},
+      {"bytes", *bytes},
+      {"gflops", *gflops},
+  };
+  return record;
+}
+
+}  // namespace
+
+Expected<std::vector<Record>> ImportCutlassCsv(const std::string& path) {
+  auto table = CsvTable::Read(path);
+  if (!table.ok()) return table.status();
+  auto cols = ResolveColumns(*table);
+  if (!cols.ok()) return cols.status();
+  const std::string source = path.substr(path.find_last_of('/') + 1);
+  std::vector<Record> records;
+  for (const CsvRow& csv_row : table->rows()) {
+    const CsvRowReader row(*table, csv_row);
+    if (!KernelRan(row, *cols)) continue;
+    auto record = ReadRecord(row, *cols, source);
+    if (!record.ok()) return record.status();
+    records.push_back(std::move(*record));
+  }
+  return records;
+}
+
+}  // namespace ucmoh::tensorcore

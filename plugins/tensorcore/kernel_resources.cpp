@@ -1,0 +1,41 @@
+#include "kernel_resources.h"
+
+#include <algorithm>
+
+#include "hardware.h"
+
+namespace ucmoh::tensorcore {
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Accumulators of the warp tile, plus double-buffered A and B fragments of one
+// instruction-k step, spread over the 32 lanes, plus a fixed allowance for
+// addresses, predicates and loop state.
+int64_t EstimateRegisters(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic) {
+  constexpr int64_t kBitsPerRegister = 32;
+  constexpr int64_t kBookkeepingRegisters = 40;
+  const int64_t lane_bits = kWarpSize * kBitsPerRegister;
+  const int64_t accum = CeilDiv(c.warp_m() * c.warp_n() * TypeBits(intrinsic.info.accum_type), lane_bits);
+  const int64_t fragments = 2 * CeilDiv((c.warp_m() + c.warp_n()) * intrinsic.info.k *
+                                            TypeBits(intrinsic.info.input_type),
+                                        lane_bits);
+  return CeilDiv(accum + fragments + kBookkeepingRegisters, 8) * 8;
+}
+
+}  // namespace
+
+KernelResources EstimateResources(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic) {
+  KernelResources res;
+  res.threads = c.warps() * kWarpSize;
+  res.shared_bytes = c.stages * (c.cta_m + c.cta_n) * c.cta_k * intrinsic.InputBytes();
+  res.registers_per_thread = EstimateRegisters(c, intrinsic);
+  const int64_t by_threads = kMaxThreadsPerSm / res.threads;
+  const int64_t by_shared = kSharedBytesPerSm / (res.shared_bytes + kSharedReservedPerBlock);
+  const int64_t by_registers = kRegistersPerSm / (res.threads * res.registers_per_thread);
+  res.resident_blocks = std::min({kMaxBlocksPerSm, by_threads, by_shared, by_registers});
+  return res;
+}
+
+}  // namespace ucmoh::tensorcore

@@ -1,0 +1,22 @@
+// What one thread block of a kernel configuration occupies on an SM, and how
+// many blocks fit at once. Registers are an estimate (the compiler decides);
+// docs/tensorcore.md gives the formula.
+#pragma once
+
+#include <cstdint>
+
+#include "intrinsics.h"
+#include "kernel_config.h"
+
+namespace ucmoh::tensorcore {
+
+struct KernelResources {
+  int64_t threads = 0;
+  int64_t shared_bytes = 0;           // all pipeline stages of the A and B tiles
+  int64_t registers_per_thread = 0;   // estimate, rounded up to the allocation unit of 8
+  int64_t resident_blocks = 0;        // per SM; 0 = does not fit
+};
+
+KernelResources EstimateResources(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic);
+
+}  // namespace ucmoh::tensorcore

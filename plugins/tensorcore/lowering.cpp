@@ -1,0 +1,192 @@
+#include "lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hardware.h"
+
+namespace ucmoh::tensorcore {
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+double D(int64_t x) { return static_cast<double>(x); }
+
+// Everything the stage builders need, computed once.
+struct LoweringContext {
+  const TensorCoreProgram& program;
+  const KernelConfig& c;
+  const IntrinsicInfo& inst;
+  GemmTiling tiling;
+  double in_bytes, acc_bytes, out_bytes;
+  // Fractions of a tile that fall inside the problem (the rest is predicated off).
+  double valid_m, valid_n, valid_k;
+  TemplateValues template_values;
+};
+
+LoweringContext MakeContext(const TensorCoreProgram& program) {
+  const KernelConfig& c = program.config;
+  const ConvProblem& p = program.problem;
+  LoweringContext ctx{program, c, program.intrinsic->info, ComputeTiling(p, c), 0, 0, 0, 0, 0, 0, {}};
+  ctx.in_bytes = TypeBits(p.in_type) / 8.0;
+  ctx.acc_bytes = TypeBits(p.acc_type) / 8.0;
+  ctx.out_bytes = TypeBits(p.out_type) / 8.0;
+  ctx.valid_m = D(p.GemmM()) / D(ctx.tiling.tiles_m * c.cta_m);
+  ctx.valid_n = D(p.GemmN()) / D(ctx.tiling.tiles_n * c.cta_n);
+  ctx.valid_k = D(p.c) / D(c.split_k_slices * ctx.tiling.k_tiles_per_filter_tap * c.cta_k);
+  ctx.template_values = KernelTemplateValues(program);
+  return ctx;
+}
+
+Stage MoveStage(const LoweringContext& ctx, StageKind kind, std::string name, std::string buffer,
+                MemScope src, MemScope dst, double bytes, double valid_fraction,
+                double vector_bytes, double reuse) {
+  Stage stage;
+  stage.kind = kind;
+  stage.name = std::move(name);
+  stage.buffer = std::move(buffer);
+  stage.src = src;
+  stage.dst = dst;
+  stage.bytes = bytes;
+  stage.unique_bytes = bytes * valid_fraction;
+  stage.element_stride = 1;  // NHWC / KRSC / NPQK: channels are contiguous along every access
+  stage.vector_bytes = vector_bytes;
+  stage.reuse = reuse;
+  stage.template_values = ctx.template_values;
+  return stage;
+}
+
+AstNode Leaf(Stage stage) { return AstNode::MakeStage(std::move(stage)); }
+
+// Global -> shared copies of one k tile, issued by the whole block; each
+// element then feeds every mma along the other GEMM dimension of the block.
+std::vector<AstNode> GlobalToSharedLoads(const LoweringContext& ctx) {
+  const double vector = D(ctx.c.alignment) * ctx.in_bytes;
+  return {
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_shared", "A", MemScope::kGlobal, MemScope::kShared,
+                     D(ctx.c.cta_m * ctx.c.cta_k) * ctx.in_bytes, ctx.valid_m * ctx.valid_k, vector,
+                     D(ctx.c.cta_n) / D(ctx.inst.n))),
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_shared", "B", MemScope::kGlobal, MemScope::kShared,
+                     D(ctx.c.cta_n * ctx.c.cta_k) * ctx.in_bytes, ctx.valid_n * ctx.valid_k, vector,
+                     D(ctx.c.cta_m) / D(ctx.inst.m))),
+  };
+}
+
+// One instruction-k step of a warp: ldmatrix the A and B fragments of the warp
+// tile (16 bytes per lane), then the grid of mma calls over the warp tile.
+AstNode WarpMmaLoop(const LoweringContext& ctx) {
+  const KernelConfig& c = ctx.c;
+  const IntrinsicInfo& inst = ctx.inst;
+  constexpr double kLdmatrixBytes = 16;
+  Stage mma;
+  mma.kind = StageKind::kCompute;
+  mma.name = "mma";
+  mma.intrinsic_calls = D((c.warp_m() / inst.m) * (c.warp_n() / inst.n));
+  mma.flops_per_call = inst.ops_per_call;
+  mma.template_values = ctx.template_values;
+  std::vector<AstNode> body = {
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_fragment", "A", MemScope::kShared,
+                     MemScope::kRegister, D(c.warp_m() * inst.k) * ctx.in_bytes, 1, kLdmatrixBytes,
+                     D(c.warp_n()) / D(inst.n))),
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_fragment", "B", MemScope::kShared,
+                     MemScope::kRegister, D(c.warp_n() * inst.k) * ctx.in_bytes, 1, kLdmatrixBytes,
+                     D(c.warp_m()) / D(inst.m))),
+      Leaf(std::move(mma)),
+  };
+  return AstNode::MakeLoop("k_inst", c.warp_k() / inst.k, LoopKind::kUnrolled, std::move(body));
+}
+
+// The pipelined main loop: `stages` k tiles are in flight in shared memory.
+AstNode MainLoop(const LoweringContext& ctx) {
+  std::vector<AstNode> body = GlobalToSharedLoads(ctx);
+  body.push_back(AstNode::MakeLoop("warp", ctx.c.warps(), LoopKind::kGpuWarp, {WarpMmaLoop(ctx)}));
+  return AstNode::MakeLoop("k_tile", ctx.tiling.k_tiles, LoopKind::kPipelined, std::move(body));
+}
+
+// The epilogue: warps that split K hand their partial sums to the first
+// k-partition through shared memory; serial split-K slices after the first
+// read the partial output back; then each output warp writes its C tile.
+std::vector<AstNode> Epilogue(const LoweringContext& ctx) {
+  const KernelConfig& c = ctx.c;
+  const double warp_tile = D(c.warp_m() * c.warp_n());
+  const double out_vector = std::min(D(kMaxVectorBytes), D(c.alignment) * ctx.out_bytes);
+  const int64_t output_warps = c.warps_m * c.warps_n;
+  std::vector<AstNode> nodes;
+  if (c.warps_k > 1) {
+    nodes.push_back(AstNode::MakeLoop(
+        "warp", output_warps * (c.warps_k - 1), LoopKind::kGpuWarp,
+        {Leaf(MoveStage(ctx, StageKind::kStore, "store_C_partial_shared", "C", MemScope::kRegister,
+                        MemScope::kShared, warp_tile * ctx.acc_bytes, 1, kMaxVectorBytes, 1))}));
+  }
+  if (c.split_k_slices > 1) {
+    const double later_slices = D(c.split_k_slices - 1) / D(c.split_k_slices);
+    nodes.push_back(AstNode::MakeLoop(
+        "warp", output_warps, LoopKind::kGpuWarp,
+        {Leaf(MoveStage(ctx, StageKind::kLoad, "load_C_partial", "C", MemScope::kGlobal,
+                        MemScope::kRegister, warp_tile * ctx.out_bytes * later_slices,
+                        ctx.valid_m * ctx.valid_n, out_vector, 1))}));
+  }
+  nodes.push_back(AstNode::MakeLoop(
+      "warp", output_warps, LoopKind::kGpuWarp,
+      {Leaf(MoveStage(ctx, StageKind::kStore, "store_C", "C", MemScope::kRegister, MemScope::kGlobal,
+                      warp_tile * ctx.out_bytes, ctx.valid_m * ctx.valid_n, out_vector, 1))}));
+  return nodes;
+}
+
+float Log2(double x) { return static_cast<float>(std::log2(std::max(1.0, x))); }
+
+}  // namespace
+
+double GemmTiling::PaddedFlops(const KernelConfig& c) const {
+  return 2.0 * D(tiles_m * c.cta_m) * D(tiles_n * c.cta_n) *
+         D(c.split_k_slices * k_tiles * c.cta_k);
+}
+
+GemmTiling ComputeTiling(const ConvProblem& p, const KernelConfig& c) {
+  GemmTiling t;
+  t.tiles_m = CeilDiv(p.GemmM(), c.cta_m);
+  t.tiles_n = CeilDiv(p.GemmN(), c.cta_n);
+  // CUTLASS's implicit_gemm_k_iterations: every filter tap walks the (split) channels.
+  t.channels_per_slice = CeilDiv(p.c, c.split_k_slices);
+  t.k_tiles_per_filter_tap = CeilDiv(t.channels_per_slice, c.cta_k);
+  t.k_tiles = p.r * p.s * t.k_tiles_per_filter_tap;
+  return t;
+}
+
+std::vector<std::string> TemplateDimNames() {
+  return {"log2_pipeline_stages",   "log2_alignment",        "iterator_optimized",
+          "shared_bytes_per_sm_fraction", "log2_resident_blocks_per_sm",
+          "log2_warp_tile_m",       "log2_warp_tile_n",      "log2_split_k_slices"};
+}
+
+TemplateValues KernelTemplateValues(const TensorCoreProgram& program) {
+  const KernelConfig& c = program.config;
+  const KernelResources& res = program.resources;
+  return {Log2(D(c.stages)),
+          Log2(D(c.alignment)),
+          c.optimized_iterator ? 1.f : 0.f,
+          static_cast<float>(D(res.shared_bytes) / D(kSharedBytesPerSm)),
+          Log2(D(res.resident_blocks)),
+          Log2(D(c.warp_m())),
+          Log2(D(c.warp_n())),
+          Log2(D(c.split_k_slices))};
+}
+
+ProgramAst LowerProgram(const TensorCoreProgram& program) {
+  const LoweringContext ctx = MakeContext(program);
+  std::vector<AstNode> block_body = {MainLoop(ctx)};
+  for (AstNode& node : Epilogue(ctx)) block_body.push_back(std::move(node));
+  AstNode blocks = AstNode::MakeLoop("block_tile", ctx.tiling.tiles_m * ctx.tiling.tiles_n,
+                                     LoopKind::kGpuGrid, {});
+  if (ctx.c.split_k_slices > 1) {
+    blocks.children.push_back(AstNode::MakeLoop("split_k_slice", ctx.c.split_k_slices,
+                                                LoopKind::kGpuGrid, std::move(block_body)));
+  } else {
+    blocks.children = std::move(block_body);
+  }
+  ProgramAst ast;
+  ast.roots.push_back(std::move(blocks));
+  return ast;
+}
+
+}  // namespace ucmoh::tensorcore

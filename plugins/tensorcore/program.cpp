@@ -1,0 +1,113 @@
+#include "program.h"
+
+#include "hardware.h"
+
+namespace ucmoh::tensorcore {
+
+namespace {
+
+bool IsPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+std::string Num(int64_t x) { return std::to_string(x); }
+
+Status Invalid(const std::string& message) { return Status::InvalidArgument(message); }
+
+// The thread-block tile must split evenly into warp tiles, and those into instructions.
+Status CheckTiling(const KernelConfig& c, const IntrinsicInfo& inst) {
+  if (c.cta_m % c.warps_m != 0)
+    return Invalid("warps_m=" + Num(c.warps_m) + " does not divide cta_m=" + Num(c.cta_m));
+  if (c.cta_n % c.warps_n != 0)
+    return Invalid("warps_n=" + Num(c.warps_n) + " does not divide cta_n=" + Num(c.cta_n));
+  if (c.cta_k % c.warps_k != 0)
+    return Invalid("warps_k=" + Num(c.warps_k) + " does not divide cta_k=" + Num(c.cta_k));
+  if (c.warp_m() % inst.m != 0)
+    return Invalid("warp tile m=" + Num(c.warp_m()) + " is not a multiple of the instruction's m=" + Num(inst.m));
+  if (c.warp_n() % inst.n != 0)
+    return Invalid("warp tile n=" + Num(c.warp_n()) + " is not a multiple of the instruction's n=" + Num(inst.n));
+  if (c.warp_k() % inst.k != 0)
+    return Invalid("warp tile k=" + Num(c.warp_k()) + " is not a multiple of the instruction's k=" + Num(inst.k));
+  return Status::Ok();
+}
+
+// Global accesses: a power-of-two vector no wider than 16 bytes that divides
+// the channel counts (CUTLASS's can_implement), and at least 4 bytes where
+// the kernel copies with cp.async.
+Status CheckAlignment(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic,
+                      const ConvProblem& problem) {
+  const int64_t vector_bytes = c.alignment * intrinsic.InputBytes();
+  if (!IsPowerOfTwo(c.alignment) || vector_bytes > kMaxVectorBytes)
+    return Invalid("alignment=" + Num(c.alignment) + " must be a power of two of at most " +
+                   Num(kMaxVectorBytes) + " bytes");
+  if (intrinsic.UsesCpAsync() && vector_bytes < 4)
+    return Invalid("alignment=" + Num(c.alignment) + " (" + Num(vector_bytes) +
+                   " bytes) is below cp.async's 4-byte minimum of sm_80 kernels");
+  if (problem.c % c.alignment != 0 || problem.k % c.alignment != 0)
+    return Invalid("alignment=" + Num(c.alignment) + " does not divide channels c=" +
+                   Num(problem.c) + " and k=" + Num(problem.k));
+  return Status::Ok();
+}
+
+Status CheckLaunch(const KernelConfig& c, const KernelResources& res, const ConvProblem& problem) {
+  if (c.stages < 2 || c.stages > 16)
+    return Invalid("stages=" + Num(c.stages) + " must be between 2 and 16");
+  if (res.threads > kMaxThreadsPerBlock)
+    return Invalid(Num(c.warps()) + " warps are " + Num(res.threads) + " threads, above " +
+                   Num(kMaxThreadsPerBlock) + " per block");
+  if (res.shared_bytes > kSharedBytesPerBlock)
+    return Invalid(Num(c.stages) + " stages need " + Num(res.shared_bytes) +
+                   " bytes of shared memory, above " + Num(kSharedBytesPerBlock) + " per block");
+  if (res.registers_per_thread > kMaxRegistersPerThread)
+    return Invalid("warp tile " + Num(c.warp_m()) + "x" + Num(c.warp_n()) + " needs about " +
+                   Num(res.registers_per_thread) + " registers per thread, above " +
+                   Num(kMaxRegistersPerThread));
+  if (res.resident_blocks < 1)
+    return Invalid("one block does not fit on an SM (registers or shared memory)");
+  if (c.split_k_slices > problem.c)
+    return Invalid("split_k_slices=" + Num(c.split_k_slices) + " exceeds the channels c=" + Num(problem.c));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateProgram(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
+                       const KernelConfig& config, const KernelResources& resources) {
+  UCMOH_RETURN_IF_ERROR(CheckTiling(config, intrinsic.info));
+  UCMOH_RETURN_IF_ERROR(CheckAlignment(config, intrinsic, problem));
+  return CheckLaunch(config, resources, problem);
+}
+
+Expected<const TensorCoreIntrinsic*> ResolveIntrinsic(const Task& task, const std::string& name) {
+  const TensorCoreIntrinsic* intrinsic = FindIntrinsic(name);
+  if (!intrinsic)
+    return Status::NotFound(task.key + ": unknown intrinsic '" + name + "' (tensorcore has " +
+                            IntrinsicNameList() + ")");
+  return intrinsic;
+}
+
+Expected<ConvProblem> ResolveProblem(const Task& task, const TensorCoreIntrinsic& intrinsic) {
+  auto problem = ConvProblemFromTask(task);
+  if (!problem.ok()) return problem.status().WithContext(task.key);
+  const IntrinsicInfo& info = intrinsic.info;
+  if (problem->in_type != info.input_type || problem->acc_type != info.accum_type)
+    return Status::InvalidArgument(task.key + ": workload is " + problem->in_type + " in / " +
+                                   problem->acc_type + " accumulate, but " + info.name + " is " +
+                                   info.input_type + " / " + info.accum_type);
+  return problem;
+}
+
+Expected<TensorCoreProgram> ResolveProgram(const Task& task, const std::string& intrinsic_name,
+                                           const ParamMap& schedule) {
+  auto intrinsic = ResolveIntrinsic(task, intrinsic_name);
+  if (!intrinsic.ok()) return intrinsic.status();
+  auto problem = ResolveProblem(task, **intrinsic);
+  if (!problem.ok()) return problem.status();
+  auto config = ParseKernelConfig(schedule);
+  if (!config.ok()) return config.status().WithContext(task.key);
+  TensorCoreProgram program{*problem, *intrinsic, *config, EstimateResources(*config, **intrinsic)};
+  UCMOH_RETURN_IF_ERROR(
+      ValidateProgram(program.problem, *program.intrinsic, program.config, program.resources)
+          .WithContext(task.key));
+  return program;
+}
+
+}  // namespace ucmoh::tensorcore

@@ -1,0 +1,4 @@
+// The x86 plugin module's only export: its factory (see plugin.h).
+#include "ucmoh/x86/x86_plugin.h"
+
+UCMOH_DEFINE_PLUGIN(ucmoh::x86::X86Plugin)

@@ -1,0 +1,70 @@
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "ucmoh/x86/host_hardware.h"
+
+namespace ucmoh::x86 {
+
+namespace {
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Without /proc/cpuinfo (not Linux), ask the CPU through the compiler for the
+// flags CanMeasure needs, spelled as Linux spells them.
+std::vector<std::string> FlagsFromCpuid() {
+  std::vector<std::string> flags;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) flags.push_back("avx2");
+  if (__builtin_cpu_supports("fma")) flags.push_back("fma");
+  if (__builtin_cpu_supports("avx512f")) flags.push_back("avx512f");
+  if (__builtin_cpu_supports("avx512vnni")) flags.push_back("avx512_vnni");
+  if (__builtin_cpu_supports("avx512bf16")) flags.push_back("avx512_bf16");
+#endif
+  return flags;
+}
+
+}  // namespace
+
+int64_t HostCores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    return std::max(1, CPU_COUNT(&mask));
+  }
+  return std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+bool HasFlag(const HardwareParams& hardware, const std::string& flag) {
+  return std::find(hardware.flags.begin(), hardware.flags.end(), flag) != hardware.flags.end();
+}
+
+HardwareParams ReadHostHardware() {
+  const CpuinfoFields cpuinfo = ParseCpuinfo(ReadFile("/proc/cpuinfo"));
+  const CacheSizes caches = ReadHostCaches();
+  HardwareParams hw;
+  hw.model = cpuinfo.model.empty() ? "unknown x86-64 CPU" : cpuinfo.model;
+  hw.flags = cpuinfo.flags.empty() ? FlagsFromCpuid() : cpuinfo.flags;
+  hw.is_gpu = false;
+  hw.cores = static_cast<double>(HostCores());
+  const bool avx512 = HasFlag(hw, "avx512f");
+  hw.vector_bytes = avx512 ? 64 : HasFlag(hw, "avx2") || HasFlag(hw, "avx") ? 32 : 16;
+  hw.vector_registers = avx512 ? 32 : 16;
+  hw.cache_line_bytes = caches.line_bytes > 0 ? caches.line_bytes : 64;
+  hw.l1_bytes = caches.l1d_bytes;
+  hw.l2_bytes = caches.l2_bytes;
+  hw.l3_bytes = caches.l3_bytes;
+  hw.clock_ghz = cpuinfo.mhz / 1000.0;
+  return hw;
+}
+
+}  // namespace ucmoh::x86

@@ -1,0 +1,175 @@
+// The UCMoH network and its training: it learns a ranking, saves and loads
+// exactly, and each transfer mode changes only what it should.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "ucmoh/cost_model.h"
+#include "ucmoh/metrics.h"
+#include "ucmoh/splits.h"
+#include "ucmoh/training.h"
+
+namespace ucmoh {
+namespace {
+
+// Tasks whose latency is a smooth, interacting function of a few token
+// features; the rest is noise the model must learn to ignore.
+ProgramSet SyntheticSet(int tasks, int programs, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 4.f);
+  ProgramSet set;
+  for (int t = 0; t < tasks; ++t) {
+    TaskGroup task{"task" + std::to_string(t), t % 2 ? "toy.a" : "toy.b", "toy", {}};
+    const double scale = 1e-3 * (1 + t % 5);
+    for (int p = 0; p < programs; ++p) {
+      TokenMatrix m;
+      m.num_tokens = 3 + p % 2;
+      m.values.resize(static_cast<size_t>(m.num_tokens) * kFeatureDim);
+      // A few informative dimensions and a few distractors per token, the
+      // rest zero, as in real tokens.
+      for (int t = 0; t < m.num_tokens; ++t) {
+        float* row = m.values.data() + static_cast<size_t>(t) * kFeatureDim;
+        row[std::min(t, 4)] = 1.f;  // the token-kind one-hot, as the featurizer writes it
+        for (int d : {5, 10, 20, 33, 40}) row[d] = u(rng);
+      }
+      const float* stage = m.row(2);
+      const double cost = 0.3 * stage[10] - 0.2 * stage[20] + 0.08 * stage[10] * m.row(0)[5];
+      task.programs.push_back(static_cast<int32_t>(set.size()));
+      set.task.push_back(t);
+      set.latency_s.push_back(scale * std::exp(cost));
+      set.tokens.push_back(std::move(m));
+    }
+    set.tasks.push_back(task);
+  }
+  return set;
+}
+
+NetworkConfig SmallNetwork() {
+  NetworkConfig c;
+  c.hidden = 32;
+  c.heads = 4;
+  c.seed = 7;
+  return c;
+}
+
+TrainOptions FastTraining() {
+  TrainOptions o;
+  o.epochs = 25;
+  o.learning_rate = 3e-3;
+  o.programs_per_group = 32;
+  o.groups_per_batch = 4;
+  o.seed = 3;
+  return o;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))).string();
+}
+
+TEST(CostModel, LearnsToRankHeldOutTasks) {
+  ProgramSet set = SyntheticSet(40, 40, 1);
+  auto split = MakeSplit(set, {SplitKind::kByTask, 0.25, 0, ""});
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  ProgramSet train = set.Subset(split->train), test = set.Subset(split->test);
+  auto model = CostModel::Create(SmallNetwork());
+  ASSERT_TRUE(model.ok());
+  TrainOptions o = FastTraining();
+  if (std::getenv("UCMOH_TEST_VERBOSE"))
+    o.on_epoch = [](const EpochReport& e) { std::printf("epoch %d loss %.4f val %.3f\n", e.epoch, e.train_loss, e.val_pca); };
+  auto report = Train(*model, train, o);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto scores = model->Predict(test);
+  ASSERT_TRUE(scores.ok());
+  const RankingMetrics m = EvaluateRanking(test, *scores);
+  std::printf("synthetic held-out tasks: PCA %.3f top-1 %.3f (%d epochs)\n", m.pca, m.top1,
+              report->epochs_run);
+  EXPECT_GT(m.pca, 0.85);
+}
+
+TEST(CostModel, SaveLoadGivesIdenticalScores) {
+  ProgramSet set = SyntheticSet(8, 20, 2);
+  auto model = CostModel::Create(SmallNetwork());
+  TrainOptions o = FastTraining();
+  o.epochs = 2;
+  ASSERT_TRUE(Train(*model, set, o).ok());
+  model->set_learned_intrinsics({"toy.a", "toy.b"});
+  const std::string path = TempPath("model_");
+  ASSERT_TRUE(model->Save(path).ok());
+  auto loaded = CostModel::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(*model->Predict(set), *loaded->Predict(set));
+  EXPECT_EQ(loaded->learned_intrinsics(), (std::vector<std::string>{"toy.a", "toy.b"}));
+  EXPECT_EQ(loaded->config().hidden, 32);
+  std::filesystem::remove(path);
+}
+
+TEST(CostModel, LoadRejectsGarbageWithTheFileName) {
+  const std::string path = TempPath("garbage_model_");
+  { std::ofstream(path) << "not a model"; }
+  auto loaded = CostModel::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find(path), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(CostModel, UntrainedModelRefusesToPredict) {
+  auto model = CostModel::Create(SmallNetwork());
+  EXPECT_FALSE(model->Predict(SyntheticSet(1, 3, 0)).ok());
+}
+
+// Which parameters a transfer mode changed, by the network's own names.
+std::vector<std::string> ChangedParameters(const CostModel& before, const CostModel& after) {
+  std::vector<std::string> changed;
+  auto a = before.Parameters(), b = after.Parameters();
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].values != b[i].values) changed.push_back(a[i].name);
+  return changed;
+}
+
+TEST(Transfer, ExtractChangesOnlyFcAndDecoderFinetuneChangesAll) {
+  ProgramSet set = SyntheticSet(10, 20, 4);
+  auto base = CostModel::Create(SmallNetwork());
+  TrainOptions o = FastTraining();
+  o.epochs = 2;
+  o.val_fraction = 0;
+  ASSERT_TRUE(Train(*base, set, o).ok());
+
+  CostModel extract = base->Clone();
+  o.mode = TransferMode::kExtract;
+  auto extract_report = Train(extract, SyntheticSet(10, 20, 5), o);
+  ASSERT_TRUE(extract_report.ok());
+  for (const auto& name : ChangedParameters(*base, extract)) {
+    EXPECT_TRUE(name.rfind("fc_blocks.", 0) == 0 || name.rfind("decoder.", 0) == 0) << name;
+  }
+  EXPECT_FALSE(ChangedParameters(*base, extract).empty());
+  EXPECT_LT(extract_report->trained_parameters, base->num_parameters());
+
+  CostModel finetune = base->Clone();
+  o.mode = TransferMode::kFinetune;
+  auto finetune_report = Train(finetune, SyntheticSet(10, 20, 5), o);
+  ASSERT_TRUE(finetune_report.ok());
+  bool encoder_changed = false, attention_changed = false;
+  for (const auto& name : ChangedParameters(*base, finetune)) {
+    encoder_changed |= name.rfind("encoder.", 0) == 0;
+    attention_changed |= name.rfind("attention.", 0) == 0;
+  }
+  EXPECT_TRUE(encoder_changed && attention_changed);
+  EXPECT_EQ(finetune_report->trained_parameters, base->num_parameters());
+}
+
+TEST(Transfer, FinetuneWithoutATrainedModelIsRefused) {
+  auto fresh = CostModel::Create(SmallNetwork());
+  TrainOptions o = FastTraining();
+  o.mode = TransferMode::kFinetune;
+  auto r = Train(*fresh, SyntheticSet(4, 5, 0), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("trained model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ucmoh
