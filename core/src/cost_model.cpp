@@ -19,6 +19,10 @@ Status ValidateConfig(const NetworkConfig& c) {
     return Status::InvalidArgument("network: hidden (" + std::to_string(c.hidden) +
                                    ") must be a positive multiple of heads (" +
                                    std::to_string(c.heads) + ")");
+  if (c.architecture != "ucmoh" && c.architecture != "mlp")
+    return Status::InvalidArgument("network: architecture must be \"ucmoh\" or \"mlp\", not \"" +
+                                   c.architecture + "\"");
+  if (c.max_tokens < 1) return Status::InvalidArgument("network: max_tokens must be >= 1");
   if (c.encoder_layers < 1 || c.fc_blocks < 0)
     return Status::InvalidArgument("network: encoder_layers must be >= 1 and fc_blocks >= 0");
   return Status::Ok();
@@ -30,7 +34,7 @@ nlohmann::json MetadataJson(const CostModel::Impl& m) {
           {"version", kModelFormatVersion},
           {"feature_schema_version", kFeatureSchemaVersion},
           {"feature_dim", kFeatureDim},
-          {"config", {{"hidden", c.hidden}, {"heads", c.heads}, {"encoder_layers", c.encoder_layers},
+          {"config", {{"architecture", c.architecture}, {"max_tokens", c.max_tokens}, {"hidden", c.hidden}, {"heads", c.heads}, {"encoder_layers", c.encoder_layers},
                       {"fc_blocks", c.fc_blocks}, {"seed", c.seed}}},
           {"learned_intrinsics", m.learned_intrinsics}};
 }
@@ -59,6 +63,8 @@ Expected<NetworkConfig> ConfigFromMetadata(const nlohmann::json& meta, const std
                                std::to_string(kFeatureSchemaVersion) + "; retrain it");
   const auto& c = meta.at("config");
   NetworkConfig config;
+  config.architecture = c.value("architecture", "ucmoh");
+  config.max_tokens = c.value("max_tokens", 16);
   config.hidden = c.at("hidden");
   config.heads = c.at("heads");
   config.encoder_layers = c.at("encoder_layers");
@@ -74,7 +80,7 @@ Expected<CostModel> CostModel::Create(const NetworkConfig& config) {
   auto impl = std::make_shared<Impl>();
   impl->config = config;
   torch::manual_seed(config.seed);
-  impl->net = UcmohNet(config);
+  impl->net = MakeScoringNetwork(config);
   return CostModel(std::move(impl));
 }
 
@@ -171,7 +177,7 @@ void CostModel::set_learned_intrinsics(std::vector<std::string> intrinsics) {
 CostModel CostModel::Clone() const {
   auto copy = std::make_shared<Impl>();
   copy->config = impl_->config;
-  copy->net = UcmohNet(impl_->config);
+  copy->net = MakeScoringNetwork(impl_->config);
   {
     torch::NoGradGuard no_grad;
     auto src = impl_->net->named_parameters();

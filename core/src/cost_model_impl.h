@@ -13,7 +13,7 @@ namespace ucmoh {
 
 struct CostModel::Impl {
   NetworkConfig config;
-  UcmohNet net{nullptr};
+  std::shared_ptr<ScoringNetwork> net;
   FeatureNormalizer normalizer;
   std::vector<std::string> learned_intrinsics;
 

@@ -116,12 +116,12 @@ Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector
     const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
     AddProgram(set, TaskIndex(set, index, like), std::move(tokens).value(), latency);
   }
+  if (failures) *failures = local_failures;
   if (set.size() == 0)
     return Status::InvalidArgument("none of the " + std::to_string(records.size()) +
                                    " records could be featurized; the first failure (record " +
                                    std::to_string(local_failures.front().index) +
                                    "): " + local_failures.front().message);
-  if (failures) *failures = std::move(local_failures);
   return set;
 }
 

@@ -44,7 +44,7 @@ Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOption
   auto& impl = model.impl();
   if (options.mode == TransferMode::kScratch) {
     torch::manual_seed(options.seed ^ impl.config.seed);
-    impl.net = UcmohNet(impl.config);
+    impl.net = MakeScoringNetwork(impl.config);
     impl.normalizer.Fit(train);
     impl.learned_intrinsics.clear();
   } else if (!impl.normalizer.fitted()) {

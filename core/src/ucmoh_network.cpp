@@ -26,7 +26,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& h, const torch::Te
   return out_proj->forward(context.transpose(1, 2).reshape({batch, tokens, hidden}));
 }
 
-UcmohNetImpl::UcmohNetImpl(const NetworkConfig& config) {
+UcmohNet::UcmohNet(const NetworkConfig& config) {
   torch::nn::Sequential enc;
   int in = kFeatureDim;
   for (int i = 0; i < config.encoder_layers; ++i) {
@@ -46,12 +46,37 @@ UcmohNetImpl::UcmohNetImpl(const NetworkConfig& config) {
   decoder = register_module("decoder", torch::nn::Linear(config.hidden, 1));
 }
 
-torch::Tensor UcmohNetImpl::forward(const torch::Tensor& x, const torch::Tensor& valid) {
+torch::Tensor UcmohNet::forward(const torch::Tensor& x, const torch::Tensor& valid) {
   auto h = encoder->forward(x);
   h = h + attention->forward(h, valid);
   for (const auto& block : *fc_blocks) h = h + torch::relu(block->as<torch::nn::Sequential>()->forward(h));
   auto per_token = decoder->forward(h).squeeze(-1);  // [B, T]
   return (per_token * valid).sum(1);
+}
+
+FlatMlp::FlatMlp(const NetworkConfig& config) : max_tokens(config.max_tokens) {
+  torch::nn::Sequential seq;
+  int in = max_tokens * kFeatureDim;
+  for (int i = 0; i < config.encoder_layers + config.fc_blocks; ++i) {
+    seq->push_back(torch::nn::Linear(in, config.hidden));
+    seq->push_back(torch::nn::ReLU());
+    in = config.hidden;
+  }
+  seq->push_back(torch::nn::Linear(in, 1));
+  layers = register_module("layers", seq);
+}
+
+torch::Tensor FlatMlp::forward(const torch::Tensor& x, const torch::Tensor& valid) {
+  auto padded = x;
+  if (x.size(1) > max_tokens) padded = x.narrow(1, 0, max_tokens);
+  if (x.size(1) < max_tokens)
+    padded = torch::constant_pad_nd(x, {0, 0, 0, max_tokens - x.size(1)});
+  return layers->forward(padded.reshape({x.size(0), -1})).squeeze(-1);
+}
+
+std::shared_ptr<ScoringNetwork> MakeScoringNetwork(const NetworkConfig& config) {
+  if (config.architecture == "mlp") return std::make_shared<FlatMlp>(config);
+  return std::make_shared<UcmohNet>(config);
 }
 
 bool IsFeatureExtractorParameter(const std::string& name) {

@@ -9,6 +9,15 @@
 
 namespace ucmoh {
 
+// What CostModel trains: tokens in, one score per program out.
+struct ScoringNetwork : torch::nn::Module {
+  // x: [B, T, D] normalized tokens; valid: [B, T]. Returns [B] scores.
+  virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& valid) = 0;
+};
+
+// The network a config describes (config validated by the caller).
+std::shared_ptr<ScoringNetwork> MakeScoringNetwork(const NetworkConfig& config);
+
 struct SelfAttentionImpl : torch::nn::Module {
   SelfAttentionImpl(int hidden, int heads);
   // h: [B, T, H]; valid: [B, T] (1 = real token, 0 = padding).
@@ -19,17 +28,24 @@ struct SelfAttentionImpl : torch::nn::Module {
 };
 TORCH_MODULE(SelfAttention);
 
-struct UcmohNetImpl : torch::nn::Module {
-  explicit UcmohNetImpl(const NetworkConfig& config);
-  // x: [B, T, D] normalized tokens; valid: [B, T]. Returns [B] scores.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& valid);
+struct UcmohNet : ScoringNetwork {
+  explicit UcmohNet(const NetworkConfig& config);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& valid) override;
 
   torch::nn::Sequential encoder{nullptr};
   SelfAttention attention{nullptr};
   torch::nn::ModuleList fc_blocks{nullptr};  // each a Sequential(Linear, ReLU, Linear), used residually
   torch::nn::Linear decoder{nullptr};
 };
-TORCH_MODULE(UcmohNet);
+
+// The MLP baseline over flattened tokens: [B, max_tokens * D] -> MLP -> score.
+struct FlatMlp : ScoringNetwork {
+  explicit FlatMlp(const NetworkConfig& config);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& valid) override;
+
+  int max_tokens;
+  torch::nn::Sequential layers{nullptr};
+};
 
 // Names of the parameter groups the feature-extractor mode freezes.
 bool IsFeatureExtractorParameter(const std::string& name);

@@ -86,7 +86,7 @@ std::vector<std::pair<std::string, std::string>> TvmParams(const XgbOptions& opt
       {"verbosity", "0"},
       {"disable_default_eval_metric", "1"},
       {"subsample", "1.0"},
-      {"tree_method", "hist"},
+      {"tree_method", options.tree_method},
       {"seed", std::to_string(options.seed % 2147483647ULL)},
   };
   if (options.nthread > 0) params.push_back({"nthread", std::to_string(options.nthread)});

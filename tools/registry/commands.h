@@ -20,5 +20,9 @@ struct Command {
 Command AddPluginsCommand(CLI::App& app, const GlobalOptions& global);
 Command AddImportCommand(CLI::App& app, const GlobalOptions& global);
 Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global);
+Command AddMeasureCommand(CLI::App& app, const GlobalOptions& global);
+Command AddTrainCommand(CLI::App& app, const GlobalOptions& global);
+Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global);
+Command AddLifelongCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ucmoh::cli

@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
       AddPluginsCommand(app, global),
       AddImportCommand(app, global),
       AddFeaturesCommand(app, global),
+      AddMeasureCommand(app, global),
+      AddTrainCommand(app, global),
+      AddEvaluateCommand(app, global),
+      AddLifelongCommand(app, global),
   };
 
   try {

@@ -15,6 +15,10 @@
 namespace ucmoh {
 
 struct NetworkConfig {
+  // "ucmoh": the network above. "mlp": the baseline, an MLP over the tokens
+  // flattened (zero-padded / truncated to max_tokens), trained the same way.
+  std::string architecture = "ucmoh";
+  int max_tokens = 16;      // mlp only
   int hidden = 64;          // width of every per-token layer
   int heads = 4;            // attention heads; must divide hidden
   int encoder_layers = 2;   // Linear+ReLU layers of the encoder MLP

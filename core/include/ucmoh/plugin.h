@@ -73,7 +73,7 @@ class TargetPlugin {
                                    const ParamMap& schedule,
                                    const MeasureOptions& options) const {
     (void)task; (void)schedule; (void)options;
-    return CanMeasure(intrinsic);
+    return Status::Unsupported(Target().name + " cannot measure " + intrinsic + " on this host");
   }
 };
 

@@ -32,6 +32,9 @@ struct XgbOptions {
   int nthread = 0;                 // 0: every core XGBoost sees
   uint64_t seed = 0;
   int max_tokens = 0;              // flat width; 0: the training set's longest program
+  // TVM leaves XGBoost's default, which is "exact" on small data; "hist" ranks
+  // as well on our sets and trains about ten times faster on hundreds of columns.
+  std::string tree_method = "hist";
 };
 
 // A trained booster. Move-only: it owns the XGBoost handle.
