@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -72,6 +73,17 @@ TEST(RecordsIo, WriteIsAtomicAndAppendAddsWholeLines) {
   ASSERT_EQ(records->size(), 3u);
   EXPECT_EQ((*records)[2].line, 3);
   std::filesystem::remove(path);
+}
+
+TEST(RecordsIo, ReadsGzipCompressedFiles) {
+  const std::string path = TempPath("records_gz_") + ".jsonl";
+  ASSERT_TRUE(WriteRecordsFile(path, {SampleRecord(), SampleRecord()}).ok());
+  ASSERT_EQ(std::system(("gzip -f " + path).c_str()), 0);
+  auto records = ReadRecordsFile(path + ".gz");
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  EXPECT_EQ(records->size(), 2u);
+  EXPECT_EQ(RecordToJsonLine((*records)[1].record), RecordToJsonLine(SampleRecord()));
+  std::filesystem::remove(path + ".gz");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 
 namespace ucmoh {
 
-torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels) {
+torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels,
+                             double pairwise_weight) {
   const int64_t n = scores.size(0);
   if (n < 2) return scores.sum() * 0;
   // Positions come from the current prediction; they weight pairs, not gradients.
@@ -21,9 +22,12 @@ torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& l
   auto weights = (inv_discount.unsqueeze(1) - inv_discount.unsqueeze(0)).abs() *
                  (gains.unsqueeze(1) - gains.unsqueeze(0)).abs();
   auto better = (y.unsqueeze(1) - y.unsqueeze(0)) > 0;               // pair (i, j): i truly faster
+  if (!better.any().item<bool>()) return scores.sum() * 0;           // all latencies equal
   auto diffs = (s.unsqueeze(1) - s.unsqueeze(0)).clamp(-1e8, 1e8);
   auto pair_loss = -torch::log_sigmoid(diffs) / std::log(2.0);       // -log2 sigmoid
-  return (weights.detach() * pair_loss).masked_select(better).sum();
+  auto lambda_rank = (weights.detach() * pair_loss).masked_select(better).sum();
+  if (pairwise_weight == 0) return lambda_rank;
+  return lambda_rank + pairwise_weight * pair_loss.masked_select(better).mean();
 }
 
 }  // namespace ucmoh

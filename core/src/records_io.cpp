@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 namespace ucmoh {
 
@@ -198,16 +198,40 @@ Expected<Record> RecordFromJsonLine(const std::string& line) {
 }
 
 Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path) {
-  std::ifstream in(path);
+  // zlib reads gzip-compressed files (the committed data sets) and plain
+  // files alike.
+  gzFile in = gzopen(path.c_str(), "rb");
   if (!in) return Status::NotFound(path + ": cannot open records file");
   std::vector<NumberedRecord> out;
   std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  char buffer[1 << 16];
+  int64_t number = 0;
+  Status status;
+  auto finish_line = [&]() {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
     auto record = RecordFromJsonLine(line);
-    if (!record.ok()) return record.status().WithContext(path + ":" + std::to_string(number));
+    if (!record.ok()) {
+      status = record.status().WithContext(path + ":" + std::to_string(number));
+      return;
+    }
     out.push_back({number, std::move(*record)});
+  };
+  while (status.ok() && gzgets(in, buffer, sizeof(buffer)) != nullptr) {
+    line += buffer;
+    if (!line.empty() && line.back() == '\n') {
+      line.pop_back();
+      finish_line();
+      line.clear();
+    }
   }
+  if (status.ok() && !line.empty()) finish_line();  // a last line without newline
+  int error = 0;
+  const char* message = gzerror(in, &error);
+  if (status.ok() && error != Z_OK && error != Z_STREAM_END)
+    status = Status::IOError(path + ": read failed: " + message);
+  gzclose(in);
+  if (!status.ok()) return status;
   return out;
 }
 

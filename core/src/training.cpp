@@ -90,7 +90,7 @@ double TrainStep(CostModel& model, const ProgramSet& set, const std::vector<floa
     std::vector<float> y;
     for (int32_t i : g) y.push_back(labels[i]);
     const auto n = static_cast<int64_t>(g.size());
-    loss = loss + LambdaRankLoss(scores.narrow(0, offset, n), torch::tensor(y));
+    loss = loss + LambdaRankLoss(scores.narrow(0, offset, n), torch::tensor(y), options.pairwise_weight);
     offset += n;
   }
   loss = loss / static_cast<double>(batch.size());

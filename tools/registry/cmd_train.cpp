@@ -113,6 +113,9 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--epochs", args->training.epochs, "Maximum epochs")->capture_default_str();
   sub->add_option("--lr", args->training.learning_rate, "Adam learning rate")->capture_default_str();
   sub->add_option("--patience", args->training.patience, "Early-stopping patience")->capture_default_str();
+  sub->add_option("--pairwise-weight", args->training.pairwise_weight,
+                  "Weight of the RankNet pair term added to LambdaRank (0: pure LambdaRank)")
+      ->capture_default_str();
   sub->add_option("--seed", args->training.seed, "Training seed")->capture_default_str();
   sub->add_option("--fraction", args->fraction, "Use this fraction of the training tasks")->capture_default_str();
   sub->add_option("--arch", args->network.architecture, "ucmoh | mlp (baseline)")->capture_default_str();

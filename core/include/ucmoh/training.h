@@ -38,6 +38,7 @@ struct TrainOptions {
   int programs_per_group = 64;   // programs of one task ranked together
   int groups_per_batch = 8;
   double grad_clip_norm = 1.0;
+  double pairwise_weight = 1.0;  // RankNet term added to LambdaRank (lambda_rank_loss.h)
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
   int patience = 6;              // epochs without validation improvement before stopping
   uint64_t seed = 0;

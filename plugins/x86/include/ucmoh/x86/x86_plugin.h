@@ -2,21 +2,40 @@
 // dot-product intrinsics and the shared blocked-GEMM schedule family.
 #pragma once
 
+#include <memory>
+#include <mutex>
+#include <string>
+
 #include "ucmoh/cpu_gemm/cpu_gemm_plugin.h"
 
 namespace ucmoh::x86 {
+
+struct GemmOperands;
+class ThreadTeam;
 
 class X86Plugin : public cpu_gemm::CpuGemmPlugin {
  public:
   X86Plugin();                                     // reads this host
   explicit X86Plugin(HardwareParams hardware);     // a given machine (tests)
+  ~X86Plugin() override;
 
   // Ok when the hardware's CPU flags include everything the intrinsic's
   // instructions need; Unsupported naming the missing flag otherwise.
   Status CanMeasure(const std::string& intrinsic) const override;
-  // Not yet: the kernels and the driver come with the next issue.
+  // Runs the program on this host with the intrinsic's micro-kernels and the
+  // blocked driver, pinned, and times it (docs/data.md, "How it is measured").
+  // One measurement at a time per plugin; the operands of the last task are
+  // kept, so measuring a task's programs one after another allocates once.
   Expected<Record> Measure(const Task& task, const std::string& intrinsic,
                            const ParamMap& schedule, const MeasureOptions& options) const override;
+
+ private:
+  Expected<std::shared_ptr<GemmOperands>> OperandsFor(const cpu_gemm::GemmPlan& plan) const;
+
+  mutable std::mutex measure_mutex_;
+  mutable std::string operands_key_;
+  mutable std::shared_ptr<GemmOperands> operands_;
+  mutable std::unique_ptr<ThreadTeam> team_;
 };
 
 }  // namespace ucmoh::x86

@@ -1,0 +1,26 @@
+# Registry store tests (docs/registry.md). Each suite links ucmoh_registry;
+# the support library also links RocksDB directly so tests can damage a
+# registry through a raw handle. registry_test_helper is a separate process
+# for the busy and crash-safety tests.
+add_library(ucmoh_registry_test_support STATIC
+  registry_helpers/registry_test_support.cpp
+  registry_helpers/child_process.cpp)
+target_include_directories(ucmoh_registry_test_support PUBLIC registry_helpers)
+target_link_libraries(ucmoh_registry_test_support PUBLIC ucmoh_registry ucmoh_rocksdb)
+
+add_executable(registry_test_helper registry_helpers/registry_test_helper.cpp)
+target_link_libraries(registry_test_helper PRIVATE ucmoh_registry_test_support)
+
+ucmoh_add_test(registry_store_test
+  registry_store_test.cpp
+  registry_blob_test.cpp
+  registry_schema_test.cpp)
+target_link_libraries(registry_store_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
+
+ucmoh_add_test(registry_process_test
+  registry_busy_test.cpp
+  registry_crash_test.cpp)
+target_link_libraries(registry_process_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
+target_compile_definitions(registry_process_test PRIVATE
+  UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>")
+add_dependencies(registry_process_test registry_test_helper)

@@ -1,0 +1,5 @@
+# x86 kernel correctness and measurement tests (owned by the x86 measurement work).
+ucmoh_add_test(x86_kernels_test x86_kernels_test.cpp)
+target_link_libraries(x86_kernels_test PRIVATE ucmoh_x86_impl)
+# The CLI test runs build/bin/registry, which loads build/plugins/libucmoh_x86.so.
+add_dependencies(x86_kernels_test registry ucmoh_x86)
