@@ -52,7 +52,9 @@ Fixture* LoadFixture() {
     XgbOptions x;
     x.rounds = 300;
     x.early_stopping_rounds = 0;
-    f->xgb = std::make_unique<XgbModel>(*TrainXgb(f->set, x));
+    auto xgb = TrainXgb(f->set, x);
+    if (!xgb.ok()) { std::fprintf(stderr, "%s\n", xgb.status().message().c_str()); return nullptr; }
+    f->xgb = std::make_unique<XgbModel>(std::move(xgb.value()));
     return f;
   }();
   return fixture;

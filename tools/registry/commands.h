@@ -24,5 +24,18 @@ Command AddMeasureCommand(CLI::App& app, const GlobalOptions& global);
 Command AddTrainCommand(CLI::App& app, const GlobalOptions& global);
 Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global);
 Command AddLifelongCommand(CLI::App& app, const GlobalOptions& global);
+Command AddInitCommand(CLI::App& app, const GlobalOptions& global);
+Command AddIntrinsicsCommand(CLI::App& app, const GlobalOptions& global);
+Command AddRecordsCommand(CLI::App& app, const GlobalOptions& global);
+Command AddAddIntrinsicCommand(CLI::App& app, const GlobalOptions& global);
+Command AddVersionsCommand(CLI::App& app, const GlobalOptions& global);
+Command AddShowCommand(CLI::App& app, const GlobalOptions& global);
+Command AddEvalCommand(CLI::App& app, const GlobalOptions& global);
+Command AddAliasCommand(CLI::App& app, const GlobalOptions& global);
+Command AddEventsCommand(CLI::App& app, const GlobalOptions& global);
+Command AddVerifyCommand(CLI::App& app, const GlobalOptions& global);
+Command AddGcCommand(CLI::App& app, const GlobalOptions& global);
+Command AddPullCommand(CLI::App& app, const GlobalOptions& global);
+Command AddPredictCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ucmoh::cli

@@ -24,6 +24,19 @@ int main(int argc, char** argv) {
       AddTrainCommand(app, global),
       AddEvaluateCommand(app, global),
       AddLifelongCommand(app, global),
+      AddInitCommand(app, global),
+      AddIntrinsicsCommand(app, global),
+      AddRecordsCommand(app, global),
+      AddAddIntrinsicCommand(app, global),
+      AddVersionsCommand(app, global),
+      AddShowCommand(app, global),
+      AddEvalCommand(app, global),
+      AddAliasCommand(app, global),
+      AddEventsCommand(app, global),
+      AddVerifyCommand(app, global),
+      AddGcCommand(app, global),
+      AddPullCommand(app, global),
+      AddPredictCommand(app, global),
   };
 
   try {

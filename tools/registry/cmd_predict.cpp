@@ -1,0 +1,70 @@
+// registry predict --model REF --data FILE.jsonl [--json]: scores of a
+// registry version, and PCA / top-k when the records carry latencies.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_store.h"
+#include "commands.h"
+#include "metrics_table.h"
+#include "ucmoh/records_io.h"
+#include "ucmoh/registry/registry_ops.h"
+
+namespace ucmoh::cli {
+
+namespace {
+
+struct PredictArgs {
+  std::string ref = "ucmoh@latest";
+  std::string data;
+  bool json = false;
+};
+
+int Run(const GlobalOptions& global, const PredictArgs& args) {
+  auto plugins = Plugins(global);
+  if (!plugins.ok()) return Fail(plugins.status());
+  auto store = OpenStore(global, registry::OpenMode::kReadOnly);
+  if (!store.ok()) return Fail(store.status());
+  auto number = (*store)->ResolveRef(args.ref);
+  if (!number.ok()) return Fail(number.status());
+  auto model = registry::LoadVersionModel(**store, *number);
+  if (!model.ok()) return Fail(model.status());
+  auto records = ReadRecordsFile(args.data);
+  if (!records.ok()) return Fail(records.status());
+  std::vector<Record> plain;
+  for (const auto& r : *records) plain.push_back(r.record);
+  std::vector<FeaturizeFailure> failures;
+  auto set = BuildProgramSet(**plugins, plain, &failures);
+  if (!failures.empty())
+    return Fail(Status::InvalidArgument(fmt::format("{}:{}: record does not lower: {}", args.data,
+                                                    (*records)[failures.front().index].line,
+                                                    failures.front().message)));
+  if (!set.ok()) return Fail(set.status());
+  auto scores = model->Predict(*set);
+  if (!scores.ok()) return Fail(scores.status());
+  bool timed = true;
+  for (double l : set->latency_s) timed = timed && l > 0;
+  if (args.json) {
+    nlohmann::json out = {{"version", *number}, {"scores", *scores}};
+    if (timed) out["metrics"] = MetricsTableJson(ComputeMetricsTable(*set, *scores));
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  for (size_t i = 0; i < scores->size(); ++i)
+    fmt::print("{}\t{}\t{:.6f}\n", (*records)[i].line, set->tasks[set->task[i]].key, (*scores)[i]);
+  if (timed) PrintMetricsTable(ComputeMetricsTable(*set, *scores), fmt::format("version {}", *number));
+  return 0;
+}
+
+}  // namespace
+
+Command AddPredictCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* sub = app.add_subcommand("predict", "Score records with a registry version");
+  auto args = std::make_shared<PredictArgs>();
+  sub->add_option("--model", args->ref, "Version ref")->capture_default_str();
+  sub->add_option("--data", args->data, "Records file (JSON Lines)")->required()->check(CLI::ExistingFile);
+  sub->add_flag("--json", args->json, "JSON output");
+  return {sub, [&global, args]() { return Run(global, *args); }};
+}
+
+}  // namespace ucmoh::cli
