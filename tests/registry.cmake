@@ -24,3 +24,9 @@ target_link_libraries(registry_process_test PRIVATE ucmoh_registry ucmoh_registr
 target_compile_definitions(registry_process_test PRIVATE
   UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>")
 add_dependencies(registry_process_test registry_test_helper)
+
+# The `registry` CLI end to end (issue 6): runs the built binary.
+ucmoh_add_test(registry_cli_test registry_cli_test.cpp)
+target_link_libraries(registry_cli_test PRIVATE ucmoh_registry ucmoh_model ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json)
+target_compile_definitions(registry_cli_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
+add_dependencies(registry_cli_test registry)

@@ -1,0 +1,216 @@
+// End to end through the `registry` binary (issue 6): records import ->
+// add-intrinsic x2 -> versions -> alias -> pull -> the TorchScript module
+// scored in C++ (torch::jit::load) and in Python against CostModel::Predict;
+// plus the refusals and the all-or-nothing records add.
+#include <gtest/gtest.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ucmoh/features.h"
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/program_set.h"
+#include "ucmoh/registry/registry_ops.h"
+#include "ucmoh/registry/registry_store.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int rc;
+  std::string out;
+};
+
+std::string Dir() {
+  static std::string d = [] {
+    auto p = fs::temp_directory_path() / ("ucmoh_cli_test_" + std::to_string(::getpid()));
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p.string();
+  }();
+  return d;
+}
+
+Run Registry(const std::string& db, const std::string& args) {
+  const std::string cmd = std::string(UCMOH_REGISTRY_BIN) + " --plugins " + UCMOH_SOURCE_DIR + "/plugins.json --db " +
+                          db + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string DataDir() {
+  const char* env = std::getenv("UCMOH_DATA_DIR");
+  std::string d = env ? std::string(env) + "/cutlass" : std::string(UCMOH_SOURCE_DIR) + "/../shared/data/cutlass";
+  if (!fs::exists(d) && env) d = env;
+  return d;
+}
+
+// A small CUTLASS subset: the header and the first `lines` rows of the int8 file.
+std::string CutlassSubset(int lines) {
+  const std::string src = DataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
+  if (!fs::exists(src)) return "";
+  std::ifstream in(src);
+  const std::string dst = Dir() + "/subset.csv";
+  std::ofstream out(dst);
+  std::string line;
+  for (int i = 0; i <= lines && std::getline(in, line); ++i) out << line << "\n";
+  return dst;
+}
+
+TEST(RegistryCli, RefusesUnknownIntrinsicAndMissingRecords) {
+  const std::string db = Dir() + "/refuse.db";
+  ASSERT_EQ(Registry(db, "init").rc, 0);
+  auto r = Registry(db, "add-intrinsic nosuch.thing -q");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("no loaded plugin supplies intrinsic 'nosuch.thing'"), std::string::npos) << r.out;
+  r = Registry(db, "add-intrinsic tensorcore.i8816 -q");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("no records for 'tensorcore.i8816'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("registry records import cutlass"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("registry measure tensorcore.i8816"), std::string::npos) << r.out;
+}
+
+TEST(RegistryCli, RecordsAddWithBadLineWritesNothing) {
+  const std::string csv = CutlassSubset(40);
+  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
+  const std::string db = Dir() + "/bad.db";
+  ASSERT_EQ(Registry(db, "init").rc, 0);
+  // Records from the importer, then one with an unknown intrinsic on line 3.
+  const std::string good = Dir() + "/good.jsonl";
+  auto imp = Registry(db, "import cutlass " + csv + " -o " + good);
+  ASSERT_EQ(imp.rc, 0) << imp.out;
+  std::ifstream in(good);
+  std::string l1, l2, l3;
+  std::getline(in, l1);
+  std::getline(in, l2);
+  std::getline(in, l3);
+  auto bad = nlohmann::json::parse(l3);
+  bad["intrinsic"] = "tensorcore.nosuch";
+  const std::string file = Dir() + "/bad.jsonl";
+  std::ofstream(file) << l1 << "\n" << l2 << "\n" << bad.dump() << "\n";
+  auto r = Registry(db, "records add " + file);
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find(file + ":3:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown intrinsic 'tensorcore.nosuch'"), std::string::npos) << r.out;
+  auto store = ucmoh::registry::RegistryStore::Open(db, ucmoh::registry::OpenMode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto names = (*store)->RecordIntrinsics();
+  ASSERT_TRUE(names.ok());
+  EXPECT_TRUE(names->empty());
+}
+
+TEST(RegistryCli, LifelongFlowAndPull) {
+  const std::string csv = CutlassSubset(366);
+  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
+  const std::string db = Dir() + "/flow.db";
+  ASSERT_EQ(Registry(db, "init").rc, 0);
+  auto r = Registry(db, "records import cutlass " + csv);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  r = Registry(db, "add-intrinsic tensorcore.i8816 --epochs 3 -q");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  r = Registry(db, "add-intrinsic tensorcore.i16832 --epochs 3 --lambda 100 -q");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  r = Registry(db, "add-intrinsic tensorcore.i8816 -q");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("already learned"), std::string::npos) << r.out;
+  r = Registry(db, "versions --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto versions = nlohmann::json::parse(r.out);
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[1]["parent"], 1);
+  EXPECT_EQ(versions[1]["intrinsics"].size(), 2u);
+  ASSERT_EQ(Registry(db, "alias set stable ucmoh@2").rc, 0);
+  const std::string out = Dir() + "/pulled";
+  r = Registry(db, "pull ucmoh@stable -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(Registry(db, "verify").rc, 0);
+  r = Registry(db, "eval ucmoh@stable --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["pca"].size(), 2u);
+
+  auto manifest = nlohmann::json::parse(std::ifstream(out + "/manifest.json"));
+  EXPECT_EQ(manifest["registry_version"], 2);
+  EXPECT_EQ(manifest["feature_schema"]["width"], ucmoh::kFeatureDim);
+
+  // Scores: CostModel::Predict vs torch::jit::load(model.pt) vs Python.
+  auto plugins = ucmoh::LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
+  ASSERT_TRUE(plugins.ok());
+  auto store = ucmoh::registry::RegistryStore::Open(db, ucmoh::registry::OpenMode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto records = (*store)->ReadRecords("tensorcore.i16832");
+  ASSERT_TRUE(records.ok());
+  records->resize(std::min<size_t>(records->size(), 40));
+  auto set = ucmoh::BuildProgramSet(*plugins, *records);
+  ASSERT_TRUE(set.ok());
+  auto model = ucmoh::registry::LoadVersionModel(**store, 2);
+  ASSERT_TRUE(model.ok());
+  auto expected = model->Predict(*set);
+  ASSERT_TRUE(expected.ok());
+
+  const int64_t B = static_cast<int64_t>(set->size()), T = set->max_tokens(), D = ucmoh::kFeatureDim;
+  auto tokens = torch::zeros({B, T, D});
+  auto valid = torch::zeros({B, T});
+  for (int64_t b = 0; b < B; ++b) {
+    const auto& m = set->tokens[b];
+    for (int t = 0; t < m.num_tokens; ++t) {
+      valid[b][t] = 1.0;
+      for (int d = 0; d < D; ++d) tokens[b][t][d] = m.row(t)[d];
+    }
+  }
+  auto module = torch::jit::load(out + "/model.pt");
+  auto scores = module.forward({tokens, valid}).toTensor();
+  ASSERT_EQ(scores.numel(), B);
+  for (int64_t b = 0; b < B; ++b) {
+    const double want = (*expected)[b], got = scores[b].item<double>();
+    EXPECT_NEAR(got, want, 1e-5 * std::max(1.0, std::abs(want))) << "program " << b;
+  }
+
+  // Python: same tokens as JSON, torch.jit.load, scores back as JSON.
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    std::cout << "[  SKIPPED ] python check: /usr/bin/python3 lacks torch\n";
+    return;
+  }
+  nlohmann::json in = {{"tokens", nlohmann::json::array()}, {"valid", nlohmann::json::array()}};
+  for (int64_t b = 0; b < B; ++b) {
+    nlohmann::json tb = nlohmann::json::array(), vb = nlohmann::json::array();
+    for (int64_t t = 0; t < T; ++t) {
+      std::vector<float> row(D);
+      for (int64_t d = 0; d < D; ++d) row[d] = tokens[b][t][d].item<float>();
+      tb.push_back(row);
+      vb.push_back(valid[b][t].item<float>());
+    }
+    in["tokens"].push_back(tb);
+    in["valid"].push_back(vb);
+  }
+  std::ofstream(Dir() + "/tokens.json") << in.dump();
+  std::ofstream(Dir() + "/check.py") << "import json, sys, torch\n"
+                                        "m = torch.jit.load(sys.argv[1])\n"
+                                        "d = json.load(open(sys.argv[2]))\n"
+                                        "s = m(torch.tensor(d['tokens'], dtype=torch.float32), "
+                                        "torch.tensor(d['valid'], dtype=torch.float32))\n"
+                                        "json.dump(s.tolist(), open(sys.argv[3], 'w'))\n";
+  const std::string py = "/usr/bin/python3 " + Dir() + "/check.py " + out + "/model.pt " + Dir() + "/tokens.json " +
+                         Dir() + "/py_scores.json";
+  ASSERT_EQ(std::system(py.c_str()), 0) << py;
+  auto py_scores = nlohmann::json::parse(std::ifstream(Dir() + "/py_scores.json"));
+  ASSERT_EQ(py_scores.size(), static_cast<size_t>(B));
+  for (int64_t b = 0; b < B; ++b) {
+    const double want = (*expected)[b], got = py_scores[b].get<double>();
+    EXPECT_NEAR(got, want, 1e-5 * std::max(1.0, std::abs(want))) << "python, program " << b;
+  }
+}
+
+}  // namespace
