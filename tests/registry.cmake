@@ -30,3 +30,9 @@ ucmoh_add_test(registry_cli_test registry_cli_test.cpp)
 target_link_libraries(registry_cli_test PRIVATE ucmoh_registry ucmoh_model ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json)
 target_compile_definitions(registry_cli_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
 add_dependencies(registry_cli_test registry)
+
+# add-intrinsic killed with SIGKILL 20 times; predict / show / events / gc.
+ucmoh_add_test(registry_kill_test registry_kill_test.cpp)
+target_link_libraries(registry_kill_test PRIVATE nlohmann_json::nlohmann_json)
+target_compile_definitions(registry_kill_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
+add_dependencies(registry_kill_test registry)

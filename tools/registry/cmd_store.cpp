@@ -194,6 +194,8 @@ Command AddShowCommand(CLI::App& app, const GlobalOptions& global) {
   auto* sub = app.add_subcommand("show", "One version in full (JSON)");
   auto ref = std::make_shared<std::string>();
   sub->add_option("ref", *ref, "ucmoh@3 | ucmoh@latest | ucmoh@stable | 3")->required();
+  // The output is always JSON; the flag is accepted like on every data command.
+  sub->add_flag("--json", "Print JSON (the default and only format)");
   return {sub, [&global, ref]() { return RunShow(global, *ref); }};
 }
 
