@@ -19,7 +19,7 @@ namespace {
 struct EvaluateArgs {
   DataArgs data;
   std::string model, baseline;
-  int epochs = 30;
+  int epochs = 60;
   uint64_t seed = 0;
   bool json = false;
 };

@@ -32,15 +32,15 @@ class EwcPenalty;  // training_penalty.h: an extra loss term (EWC), optional
 
 struct TrainOptions {
   TransferMode mode = TransferMode::kScratch;
-  int epochs = 30;
+  int epochs = 60;
   double learning_rate = 1e-3;
   double weight_decay = 0;
-  int programs_per_group = 64;   // programs of one task ranked together
+  int programs_per_group = 16;   // programs of one task ranked together
   int groups_per_batch = 8;
   double grad_clip_norm = 1.0;
-  double pairwise_weight = 1.0;  // RankNet term added to LambdaRank (lambda_rank_loss.h)
+  double pairwise_weight = 2.0;  // RankNet term added to LambdaRank (lambda_rank_loss.h)
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
-  int patience = 6;              // epochs without validation improvement before stopping
+  int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
   const EwcPenalty* penalty = nullptr;
   std::function<void(const EpochReport&)> on_epoch;  // progress reporting
