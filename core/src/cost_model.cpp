@@ -2,7 +2,9 @@
 // archive: network parameters, normalizer, and a JSON metadata blob).
 #include "ucmoh/cost_model.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "cost_model_impl.h"
@@ -138,15 +140,25 @@ Expected<std::vector<float>> CostModel::Predict(const ProgramSet& set, int batch
     return Status::InvalidArgument("model has not been trained: no feature normalizer");
   torch::NoGradGuard no_grad;
   impl_->net->eval();
-  std::vector<float> scores;
-  scores.reserve(set.size());
-  std::vector<int32_t> indices;
-  for (size_t start = 0; start < set.size(); start += static_cast<size_t>(batch_size)) {
-    indices.clear();
-    for (size_t i = start; i < std::min(set.size(), start + batch_size); ++i)
-      indices.push_back(static_cast<int32_t>(i));
+  // Programs of similar length share a batch, so little is padded.
+  std::vector<int32_t> order(set.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return set.tokens[a].num_tokens < set.tokens[b].num_tokens;
+  });
+  // Attention holds [batch, heads, tokens, tokens] logits: cap the padded
+  // tokens per batch so long CPU programs (50+ tokens) do not allocate
+  // hundreds of MiB per batch.
+  constexpr int64_t kMaxTokensPerBatch = 1 << 16;
+  std::vector<float> scores(set.size());
+  for (size_t start = 0; start < order.size();) {
+    const int longest = set.tokens[order[std::min(order.size(), start + batch_size) - 1]].num_tokens;
+    const size_t count = static_cast<size_t>(std::max<int64_t>(
+        1, std::min<int64_t>(batch_size, kMaxTokensPerBatch / std::max(1, longest))));
+    std::vector<int32_t> indices(order.begin() + start, order.begin() + std::min(order.size(), start + count));
     auto out = impl_->Forward(MakeTokenBatch(set, indices)).contiguous();
-    scores.insert(scores.end(), out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+    for (size_t i = 0; i < indices.size(); ++i) scores[indices[i]] = out.data_ptr<float>()[i];
+    start += indices.size();
   }
   return scores;
 }
