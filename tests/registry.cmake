@@ -33,6 +33,6 @@ add_dependencies(registry_cli_test registry)
 
 # add-intrinsic killed with SIGKILL 20 times; predict / show / events / gc.
 ucmoh_add_test(registry_kill_test registry_kill_test.cpp)
-target_link_libraries(registry_kill_test PRIVATE nlohmann_json::nlohmann_json)
+target_link_libraries(registry_kill_test PRIVATE nlohmann_json::nlohmann_json ucmoh_registry_test_support)
 target_compile_definitions(registry_kill_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
 add_dependencies(registry_kill_test registry)

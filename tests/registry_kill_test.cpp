@@ -18,6 +18,8 @@
 #include <random>
 #include <thread>
 
+#include "registry_test_support.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -159,6 +161,32 @@ TEST(RegistryKill, PredictShowEventsAndGc) {
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(Registry(db, "verify").rc, 0);
   EXPECT_EQ(VersionCount(db), 2u);
+}
+
+TEST(RegistryKill, VerifyAndPullRefuseCorruptedWeights) {
+  const std::string csv = Int8Csv();
+  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
+  Scratch scratch;
+  const std::string db = scratch.Path("corrupt.db");
+  ASSERT_EQ(Registry(db, "init").rc, 0);
+  ASSERT_EQ(Registry(db, "records import cutlass " + csv).rc, 0);
+  ASSERT_EQ(Registry(db, "add-intrinsic tensorcore.i8816 --epochs 2 -q").rc, 0);
+  CommandResult shown = Registry(db, "show ucmoh@1 --json");
+  ASSERT_EQ(shown.rc, 0) << shown.out;
+  const std::string sha = nlohmann::json::parse(shown.out)["weights_sha256"];
+  {
+    ucmoh::registry::testing::RawDb raw(db);
+    ASSERT_TRUE(raw.ok()) << raw.error();
+    ASSERT_TRUE(raw.Put("blobs", sha, "tampered weights").ok());
+  }
+  CommandResult verify = Registry(db, "verify");
+  EXPECT_NE(verify.rc, 0);
+  EXPECT_NE(verify.out.find(sha.substr(0, 12)), std::string::npos) << verify.out;
+  const std::string out = scratch.Path("pulled");
+  CommandResult pull = Registry(db, "pull ucmoh@1 -o " + out);
+  EXPECT_NE(pull.rc, 0);
+  EXPECT_NE(pull.out.find("sha256"), std::string::npos) << pull.out;
+  EXPECT_FALSE(fs::exists(out + "/model.pt"));  // nothing written from bad bytes
 }
 
 }  // namespace

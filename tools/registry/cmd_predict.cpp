@@ -2,11 +2,13 @@
 // registry version, and PCA / top-k when the records carry latencies.
 #include <fmt/format.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_store.h"
 #include "commands.h"
 #include "metrics_table.h"
+#include "ucmoh/features.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
 
@@ -17,8 +19,31 @@ namespace {
 struct PredictArgs {
   std::string ref = "ucmoh@latest";
   std::string data;
+  std::string export_tokens;
   bool json = false;
 };
+
+// The padded token tensor, its mask and the scores, as JSON, so a compiler
+// can check a pulled model.pt against this tool: forward(tokens, valid) must
+// give `scores` (tools/demo does this with Python's torch.jit.load).
+Status ExportTokens(const std::string& path, const ProgramSet& set, const std::vector<float>& scores) {
+  const int tokens_per_program = set.max_tokens();
+  nlohmann::json tokens = nlohmann::json::array(), valid = nlohmann::json::array();
+  for (const auto& m : set.tokens) {
+    nlohmann::json rows = nlohmann::json::array(), mask = nlohmann::json::array();
+    for (int t = 0; t < tokens_per_program; ++t) {
+      rows.push_back(t < m.num_tokens ? std::vector<float>(m.row(t), m.row(t) + kFeatureDim)
+                                      : std::vector<float>(kFeatureDim, 0.f));
+      mask.push_back(t < m.num_tokens ? 1 : 0);
+    }
+    tokens.push_back(std::move(rows));
+    valid.push_back(std::move(mask));
+  }
+  std::ofstream out(path);
+  out << nlohmann::json{{"tokens", tokens}, {"valid", valid}, {"scores", scores}}.dump();
+  if (!out) return Status::IOError(path + ": cannot write tokens");
+  return Status::Ok();
+}
 
 int Run(const GlobalOptions& global, const PredictArgs& args) {
   auto plugins = Plugins(global);
@@ -42,6 +67,10 @@ int Run(const GlobalOptions& global, const PredictArgs& args) {
   if (!set.ok()) return Fail(set.status());
   auto scores = model->Predict(*set);
   if (!scores.ok()) return Fail(scores.status());
+  if (!args.export_tokens.empty()) {
+    Status exported = ExportTokens(args.export_tokens, *set, *scores);
+    if (!exported.ok()) return Fail(exported);
+  }
   bool timed = true;
   for (double l : set->latency_s) timed = timed && l > 0;
   if (args.json) {
@@ -64,6 +93,8 @@ Command AddPredictCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--model", args->ref, "Version ref")->capture_default_str();
   sub->add_option("--data", args->data, "Records file (JSON Lines)")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_option("--export-tokens", args->export_tokens,
+                  "Also write the padded tokens, mask and scores as JSON (to check a pulled model.pt)");
   return {sub, [&global, args]() { return Run(global, *args); }};
 }
 
