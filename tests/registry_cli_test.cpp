@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "command_runner.h"
 #include "ucmoh/features.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/program_set.h"
@@ -24,10 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int rc;
-  std::string out;
-};
+using Run = ucmoh::testing::CommandResult;
 
 std::string Dir() {
   static std::string d = [] {
@@ -40,15 +38,8 @@ std::string Dir() {
 }
 
 Run Registry(const std::string& db, const std::string& args) {
-  const std::string cmd = std::string(UCMOH_REGISTRY_BIN) + " --plugins " + UCMOH_SOURCE_DIR + "/plugins.json --db " +
-                          db + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
+  return ucmoh::testing::RunCommand(std::string(UCMOH_REGISTRY_BIN) + " --plugins " + UCMOH_SOURCE_DIR +
+                                    "/plugins.json --db " + db + " " + args);
 }
 
 std::string DataDir() {

@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,16 +17,14 @@
 #include <random>
 #include <thread>
 
+#include "command_runner.h"
 #include "registry_test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CommandResult {
-  int rc;
-  std::string out;
-};
+using ucmoh::testing::CommandResult;
 
 class Scratch {
  public:
@@ -49,14 +46,7 @@ std::vector<std::string> BaseArgs(const std::string& db) {
 CommandResult Registry(const std::string& db, const std::string& args) {
   std::string cmd;
   for (const auto& a : BaseArgs(db)) cmd += a + " ";
-  cmd += args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
+  return ucmoh::testing::RunCommand(cmd + args);
 }
 
 // Starts `registry ... args` with output discarded; returns its pid.
