@@ -11,6 +11,24 @@
 
 namespace ucmoh::cpu_gemm {
 
+CpuGemmIntrinsic MakeCpuGemmIntrinsic(std::string name, std::string instruction, int64_t n,
+                                      int64_t k, std::string input, std::string accum,
+                                      int64_t vector_registers, std::string description) {
+  CpuGemmIntrinsic intrinsic;
+  IntrinsicInfo& info = intrinsic.info;
+  info.name = std::move(name);
+  info.instruction = std::move(instruction);
+  info.m = 1;
+  info.n = n;
+  info.k = k;
+  info.input_type = std::move(input);
+  info.accum_type = std::move(accum);
+  info.ops_per_call = static_cast<double>(2 * info.m * info.n * info.k);
+  info.description = std::move(description);
+  intrinsic.vector_registers = vector_registers;
+  return intrinsic;
+}
+
 CpuGemmPlugin::CpuGemmPlugin(TargetInfo target, std::vector<CpuGemmIntrinsic> intrinsics)
     : target_(std::move(target)), intrinsics_(std::move(intrinsics)) {}
 

@@ -1,41 +1,19 @@
 #include "ucmoh/x86/x86_intrinsics.h"
 
-#include <utility>
-
 namespace ucmoh::x86 {
 
-namespace {
-
-cpu_gemm::CpuGemmIntrinsic Make(std::string name, std::string instruction, int64_t n, int64_t k,
-                                std::string input, std::string accum, int64_t registers,
-                                std::string description) {
-  cpu_gemm::CpuGemmIntrinsic intrinsic;
-  IntrinsicInfo& info = intrinsic.info;
-  info.name = std::move(name);
-  info.instruction = std::move(instruction);
-  info.m = 1;
-  info.n = n;
-  info.k = k;
-  info.input_type = std::move(input);
-  info.accum_type = std::move(accum);
-  info.ops_per_call = static_cast<double>(2 * info.m * info.n * info.k);
-  info.description = std::move(description);
-  intrinsic.vector_registers = registers;
-  return intrinsic;
-}
-
-}  // namespace
+using cpu_gemm::MakeCpuGemmIntrinsic;
 
 std::vector<cpu_gemm::CpuGemmIntrinsic> X86Intrinsics() {
   // AVX2 code may use ymm0-15 only; EVEX (AVX-512) code has zmm0-31.
   return {
-      Make("x86.avx2", "vfmadd231ps", 8, 1, "f32", "f32", 16,
+      MakeCpuGemmIntrinsic("x86.avx2", "vfmadd231ps", 8, 1, "f32", "f32", 16,
            "fp32 fused multiply-add on 256-bit ymm registers (AVX2 + FMA)"),
-      Make("x86.avx512", "vfmadd231ps", 16, 1, "f32", "f32", 32,
+      MakeCpuGemmIntrinsic("x86.avx512", "vfmadd231ps", 16, 1, "f32", "f32", 32,
            "fp32 fused multiply-add on 512-bit zmm registers (AVX-512F)"),
-      Make("x86.vnni", "vpdpbusd", 16, 4, "u8s8", "s32", 32,
+      MakeCpuGemmIntrinsic("x86.vnni", "vpdpbusd", 16, 4, "u8s8", "s32", 32,
            "u8 x s8 dot product of 4-element groups accumulated into s32 (AVX-512 VNNI)"),
-      Make("x86.bf16", "vdpbf16ps", 16, 2, "bf16", "f32", 32,
+      MakeCpuGemmIntrinsic("x86.bf16", "vdpbf16ps", 16, 2, "bf16", "f32", 32,
            "bf16 pair dot product accumulated into fp32 (AVX-512 BF16)"),
   };
 }

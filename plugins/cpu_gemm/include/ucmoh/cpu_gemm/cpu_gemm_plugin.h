@@ -20,6 +20,12 @@ struct CpuGemmIntrinsic {
   int64_t vector_registers = 16;  // of the instruction set the kernel is compiled for
 };
 
+// A 1 x n x k vector intrinsic (one broadcast row of A against n accumulator
+// lanes, k-deep groups), with ops_per_call = 2·n·k.
+CpuGemmIntrinsic MakeCpuGemmIntrinsic(std::string name, std::string instruction, int64_t n,
+                                      int64_t k, std::string input, std::string accum,
+                                      int64_t vector_registers, std::string description);
+
 class CpuGemmPlugin : public TargetPlugin {
  public:
   CpuGemmPlugin(TargetInfo target, std::vector<CpuGemmIntrinsic> intrinsics);
