@@ -3,3 +3,9 @@ ucmoh_add_test(x86_kernels_test x86_kernels_test.cpp)
 target_link_libraries(x86_kernels_test PRIVATE ucmoh_x86_impl)
 # The CLI test runs build/bin/registry, which loads build/plugins/libucmoh_x86.so.
 add_dependencies(x86_kernels_test registry ucmoh_x86)
+
+# The committed dataset: counts, provenance, no duplicates, every record featurizes.
+ucmoh_add_test(x86_dataset_test x86_dataset_test.cpp)
+target_include_directories(x86_dataset_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(x86_dataset_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(x86_dataset_test registry ucmoh_x86)

@@ -197,9 +197,12 @@ std::string DefaultPluginManifestPath() {
   if (const char* env = std::getenv("UCMOH_PLUGINS"); env && *env) return env;
   boost::system::error_code ec;
   if (fs::is_regular_file("plugins.json", ec)) return "plugins.json";
-  // build/bin/registry -> build/bin/../../plugins.json, the source tree's manifest.
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return "plugins.json";
+  // An installed registry: PREFIX/bin/registry -> PREFIX/share/ucmoh/plugins.json.
+  fs::path installed = (exe.parent_path() / ".." / "share" / "ucmoh" / "plugins.json").lexically_normal();
+  if (fs::is_regular_file(installed, ec)) return installed.string();
+  // build/bin/registry -> build/bin/../../plugins.json, the source tree's manifest.
   return (exe.parent_path() / ".." / ".." / "plugins.json").lexically_normal().string();
 }
 

@@ -53,8 +53,9 @@ class PluginSet {
 // Loads every plugin of the manifest, or fails with the first problem.
 Expected<PluginSet> LoadPlugins(const std::string& manifest_path);
 
-// Where plugins.json is: $UCMOH_PLUGINS, else ./plugins.json, else the one
-// next to the running executable's build tree (../../plugins.json).
+// Where plugins.json is: $UCMOH_PLUGINS, else ./plugins.json, else an
+// installed one (<exe dir>/../share/ucmoh/plugins.json), else the source
+// tree's above the running executable's build tree (../../plugins.json).
 std::string DefaultPluginManifestPath();
 
 }  // namespace ucmoh

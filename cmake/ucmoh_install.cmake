@@ -1,0 +1,54 @@
+# `cmake --install build [--prefix P]`: what a vendor needs to build a target
+# plugin out of tree, and what a user needs to run the registry.
+#
+#   P/include/ucmoh/*.h                 the plugin ABI headers (no torch, no rocksdb)
+#   P/lib/libucmoh_plugin_api.a         their value-type helpers
+#   P/lib/cmake/ucmoh/                  find_package(ucmoh): ucmoh::plugin_api and
+#                                       ucmoh_add_plugin(NAME SOURCES...)
+#   P/bin/registry                      the CLI
+#   P/lib/ucmoh/plugins/libucmoh_*.so   the project's target plugins
+#   P/share/ucmoh/plugins.json          their manifest, which an installed
+#                                       registry loads by default
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(UCMOH_PLUGIN_HEADERS params.h plugin.h program_ast.h record.h status.h target.h)
+list(TRANSFORM UCMOH_PLUGIN_HEADERS PREPEND ${PROJECT_SOURCE_DIR}/core/include/ucmoh/)
+install(FILES ${UCMOH_PLUGIN_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ucmoh)
+
+set_target_properties(ucmoh_plugin_api PROPERTIES EXPORT_NAME plugin_api)   # ucmoh::plugin_api
+install(TARGETS ucmoh_plugin_api EXPORT ucmohTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(UCMOH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ucmoh)
+install(EXPORT ucmohTargets NAMESPACE ucmoh:: DESTINATION ${UCMOH_CMAKE_DIR})
+
+# The ABI number the headers were built with, read from plugin.h so the two
+# cannot disagree; find_package users get it as UCMOH_PLUGIN_ABI.
+file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin.h UCMOH_ABI_LINE
+     REGEX "kPluginAbiVersion = [0-9]+")
+string(REGEX REPLACE ".*= ([0-9]+).*" "\\1" UCMOH_PLUGIN_ABI "${UCMOH_ABI_LINE}")
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ucmohConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfig.cmake INSTALL_DESTINATION ${UCMOH_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ucmohConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfigVersion.cmake
+        DESTINATION ${UCMOH_CMAKE_DIR})
+
+# The CLI, the plugins and a manifest whose paths are relative to itself.
+set(UCMOH_PLUGIN_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/ucmoh/plugins)
+install(TARGETS registry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(UCMOH_MANIFEST_ENTRIES "")
+foreach(plugin x86 arm tensorcore)
+  if(TARGET ucmoh_${plugin})
+    install(TARGETS ucmoh_${plugin} LIBRARY DESTINATION ${UCMOH_PLUGIN_INSTALL_DIR})
+    list(APPEND UCMOH_MANIFEST_ENTRIES
+      "    {\"name\": \"${plugin}\", \"library\": \"../../${UCMOH_PLUGIN_INSTALL_DIR}/libucmoh_${plugin}.so\", \"abi\": ${UCMOH_PLUGIN_ABI}}")
+  endif()
+endforeach()
+list(JOIN UCMOH_MANIFEST_ENTRIES ",\n" UCMOH_MANIFEST_ENTRIES)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/installed_plugins.json
+     "{\n  \"plugins\": [\n${UCMOH_MANIFEST_ENTRIES}\n  ]\n}\n")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/installed_plugins.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/ucmoh RENAME plugins.json)
