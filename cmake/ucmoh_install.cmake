@@ -9,7 +9,7 @@
 #   P/lib/ucmoh/plugins/libucmoh_*.so   the project's target plugins
 #   P/share/ucmoh/plugins.json          their manifest, which an installed
 #                                       registry loads by default
-include(GNUInstallDirs)
+# GNUInstallDirs is included at the top, since core's targets name its dirs.
 include(CMakePackageConfigHelpers)
 
 set(UCMOH_PLUGIN_HEADERS params.h plugin.h program_ast.h record.h status.h target.h)
@@ -39,12 +39,13 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfig.cmake
 # The CLI, the plugins and a manifest whose paths are relative to itself.
 set(UCMOH_PLUGIN_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/ucmoh/plugins)
 install(TARGETS registry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+file(RELATIVE_PATH UCMOH_MANIFEST_TO_PLUGINS /${CMAKE_INSTALL_DATADIR}/ucmoh /${UCMOH_PLUGIN_INSTALL_DIR})
 set(UCMOH_MANIFEST_ENTRIES "")
 foreach(plugin x86 arm tensorcore)
   if(TARGET ucmoh_${plugin})
     install(TARGETS ucmoh_${plugin} LIBRARY DESTINATION ${UCMOH_PLUGIN_INSTALL_DIR})
     list(APPEND UCMOH_MANIFEST_ENTRIES
-      "    {\"name\": \"${plugin}\", \"library\": \"../../${UCMOH_PLUGIN_INSTALL_DIR}/libucmoh_${plugin}.so\", \"abi\": ${UCMOH_PLUGIN_ABI}}")
+      "    {\"name\": \"${plugin}\", \"library\": \"${UCMOH_MANIFEST_TO_PLUGINS}/libucmoh_${plugin}.so\", \"abi\": ${UCMOH_PLUGIN_ABI}}")
   endif()
 endforeach()
 list(JOIN UCMOH_MANIFEST_ENTRIES ",\n" UCMOH_MANIFEST_ENTRIES)
