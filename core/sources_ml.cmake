@@ -4,6 +4,7 @@ target_sources(ucmoh_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/program_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/splits.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/task_split.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/flat_features.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/xgboost_baseline.cpp
 )

@@ -154,7 +154,7 @@ TEST(CpuGemmSchedule, EveryPackingAndOrderRoundTrips) {
 
 // The error of parsing `params` and then validating for x86.avx512 must name `key`.
 void ExpectRejectedNaming(const ParamMap& params, const std::string& key) {
-  auto profile = TestX86().Profile("x86.avx512");
+  auto profile = TestX86().Profile("x86.avx512", TestX86().Target().hardware);
   ASSERT_TRUE(profile.ok());
   Status status;
   auto parsed = cpu_gemm::ScheduleFromParams(params);
@@ -208,10 +208,10 @@ TEST(CpuGemmSchedule, RegisterBudgetFollowsTheIsa) {
   s.mc = 72;
   s.nc = 512;
   s.threads = 1;
-  auto avx512 = TestX86().Profile("x86.avx512");
+  auto avx512 = TestX86().Profile("x86.avx512", TestX86().Target().hardware);
   ASSERT_TRUE(avx512.ok());
   EXPECT_TRUE(cpu_gemm::ValidateSchedule(s, *avx512).ok());
-  auto avx2 = TestX86().Profile("x86.avx2");
+  auto avx2 = TestX86().Profile("x86.avx2", TestX86().Target().hardware);
   ASSERT_TRUE(avx2.ok());
   s.nc = 256;  // a multiple of nr = 4 * 8
   const Status status = cpu_gemm::ValidateSchedule(s, *avx2);
@@ -224,7 +224,7 @@ TEST(CpuGemmSchedule, RegisterBudgetFollowsTheIsa) {
 }
 
 TEST(CpuGemmSchedule, ThreadsMustSplitTheParallelDimensionEvenly) {
-  auto profile = TestX86().Profile("x86.avx512");
+  auto profile = TestX86().Profile("x86.avx512", TestX86().Target().hardware);
   ASSERT_TRUE(profile.ok());
   GemmSchedule s = Avx512Schedule();  // parallel n, nr = 32
   s.threads = 4;
@@ -249,7 +249,7 @@ TEST(CpuGemmSampling, ReproducibleDistinctAndValid) {
     for (size_t i = 0; i < first->size(); ++i) {
       EXPECT_EQ(CanonicalString((*first)[i]), CanonicalString((*again)[i]));
       distinct.insert(CanonicalString((*first)[i]));
-      auto ast = plugin->Lower(task, intrinsic.name, (*first)[i]);
+      auto ast = plugin->Lower(task, intrinsic.name, (*first)[i], plugin->Target().hardware);
       EXPECT_TRUE(ast.ok()) << intrinsic.name << ": " << ast.status().message();
     }
     EXPECT_EQ(distinct.size(), 200u) << intrinsic.name;
@@ -281,7 +281,7 @@ TEST(CpuGemmSampling, TinyProblemsStillSample) {
   auto samples = Arm().SampleSchedules(GemmTask(1, 1, 1), "arm.neon", 50, 1);
   ASSERT_TRUE(samples.ok()) << samples.status().message();
   for (const ParamMap& p : *samples) {
-    EXPECT_TRUE(Arm().Lower(GemmTask(1, 1, 1), "arm.neon", p).ok());
+    EXPECT_TRUE(Arm().Lower(GemmTask(1, 1, 1), "arm.neon", p, Arm().Target().hardware).ok());
   }
 }
 
@@ -297,7 +297,7 @@ TEST(CpuGemmLowering, FlopsAreThoseOfTheTilePaddedProblem) {
       auto samples = plugin->SampleSchedules(task, intrinsic.name, 60, 5);
       ASSERT_TRUE(samples.ok()) << samples.status().message();
       for (const ParamMap& params : *samples) {
-        auto ast = plugin->Lower(task, intrinsic.name, params);
+        auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
         ASSERT_TRUE(ast.ok()) << ast.status().message();
         const int64_t m = std::get<int64_t>(task.workload.at("m"));
         const int64_t n = std::get<int64_t>(task.workload.at("n"));
@@ -323,7 +323,7 @@ TEST(CpuGemmLowering, PackingStagesAppearExactlyWhenAsked) {
     const std::string packing = std::get<std::string>(params.at("packing"));
     const bool pack_a = packing == "a" || packing == "ab";
     const bool pack_b = packing == "b" || packing == "ab";
-    auto ast = TestX86().Lower(task, "x86.avx2", params);
+    auto ast = TestX86().Lower(task, "x86.avx2", params, TestX86().Target().hardware);
     ASSERT_TRUE(ast.ok());
     int pack_a_stages = 0, pack_b_stages = 0;
     VisitStages(*ast, [&](const Stage& s, double) {
@@ -352,7 +352,7 @@ TEST(CpuGemmLowering, ParallelLoopIsTheRootWithThreadsExtent) {
   auto samples = Arm().SampleSchedules(task, "arm.sdot", 100, 3);
   ASSERT_TRUE(samples.ok());
   for (const ParamMap& params : *samples) {
-    auto ast = Arm().Lower(task, "arm.sdot", params);
+    auto ast = Arm().Lower(task, "arm.sdot", params, Arm().Target().hardware);
     ASSERT_TRUE(ast.ok());
     ASSERT_EQ(ast->roots.size(), 1u);
     const AstNode& root = ast->roots[0];
@@ -380,7 +380,7 @@ TEST(CpuGemmLowering, TailsBlocksAndStagesOfAHandCheckedSchedule) {
   s.k_unroll = 4;
   s.threads = 1;
   const Task task = GemmTask(100, 80, 37);
-  auto plan = TestX86().Plan(task, "x86.avx2", cpu_gemm::ToParams(s));
+  auto plan = TestX86().Plan(task, "x86.avx2", cpu_gemm::ToParams(s), TestX86().Target().hardware);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   // m: 25 tiles of 4 rows in blocks of 12 tiles -> 2 full blocks + a 1-tile tail.
   ASSERT_EQ(plan->m.runs.size(), 2u);
@@ -434,7 +434,7 @@ TEST(CpuGemmLowering, TemplateValuesAreFiniteOnEveryStage) {
     auto samples = plugin->SampleSchedules(task, intrinsic.name, 30, 9);
     ASSERT_TRUE(samples.ok());
     for (const ParamMap& params : *samples) {
-      auto ast = plugin->Lower(task, intrinsic.name, params);
+      auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
       ASSERT_TRUE(ast.ok());
       int stages = 0;
       VisitStages(*ast, [&](const Stage& s, double) {
@@ -456,9 +456,9 @@ TEST(CpuGemmLowering, SamplesFeaturizeToFiniteTokens) {
     auto samples = plugin->SampleSchedules(task, intrinsic.name, 20, 13);
     ASSERT_TRUE(samples.ok());
     for (const ParamMap& params : *samples) {
-      auto ast = plugin->Lower(task, intrinsic.name, params);
+      auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
       ASSERT_TRUE(ast.ok());
-      auto tokens = Featurize(*ast, plugin->Target(), intrinsic);
+      auto tokens = Featurize(*ast, plugin->Target().hardware, intrinsic);
       ASSERT_TRUE(tokens.ok()) << tokens.status().message();
       EXPECT_GE(tokens->num_tokens, 2 + 5);
       for (float v : tokens->values) ASSERT_TRUE(std::isfinite(v));
@@ -470,15 +470,15 @@ TEST(CpuGemmLowering, RejectsForeignTasksAndIntrinsics) {
   Task task = GemmTask(64, 64, 64);
   task.workload["in_type"] = std::string("f32");
   const ParamMap params = cpu_gemm::ToParams(Avx512Schedule());
-  auto wrong_type = TestX86().Lower(task, "x86.vnni", params);
+  auto wrong_type = TestX86().Lower(task, "x86.vnni", params, TestX86().Target().hardware);
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_NE(wrong_type.status().message().find("in_type"), std::string::npos);
-  auto unknown = TestX86().Lower(task, "arm.neon", params);
+  auto unknown = TestX86().Lower(task, "arm.neon", params, TestX86().Target().hardware);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), Status::Code::kNotFound);
   Task no_m = GemmTask(64, 64, 64);
   no_m.workload.erase("m");
-  auto missing = TestX86().Lower(no_m, "x86.avx512", params);
+  auto missing = TestX86().Lower(no_m, "x86.avx512", params, TestX86().Target().hardware);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("'m'"), std::string::npos);
 }

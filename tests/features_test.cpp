@@ -73,7 +73,7 @@ TEST(FeatureSchema, HasOneNamedDimPerColumn) {
 }
 
 TEST(Featurize, OneTokenPerStagePlusTargetAndIntrinsic) {
-  auto m = Featurize(TinyGemm(), Cpu(), Fma());
+  auto m = Featurize(TinyGemm(), Cpu().hardware, Fma());
   ASSERT_TRUE(m.ok()) << m.status().message();
   ASSERT_EQ(m->num_tokens, 5);
   ASSERT_EQ(m->values.size(), 5u * kFeatureDim);
@@ -86,7 +86,7 @@ TEST(Featurize, OneTokenPerStagePlusTargetAndIntrinsic) {
 }
 
 TEST(Featurize, ValuesAreLogScaledFromTheAst) {
-  auto m = Featurize(TinyGemm(), Cpu(), Fma());
+  auto m = Featurize(TinyGemm(), Cpu().hardware, Fma());
   ASSERT_TRUE(m.ok());
   const float* load = m->row(2);
   EXPECT_FLOAT_EQ(load[Column("loop_parallel")], std::log2(3.f));
@@ -108,10 +108,10 @@ TEST(Featurize, ValuesAreLogScaledFromTheAst) {
 }
 
 TEST(Featurize, RejectsEmptyAndNonFinitePrograms) {
-  EXPECT_FALSE(Featurize(ProgramAst{}, Cpu(), Fma()).ok());
+  EXPECT_FALSE(Featurize(ProgramAst{}, Cpu().hardware, Fma()).ok());
   ProgramAst ast = TinyGemm();
   ast.roots[0].children[1].stage.template_values[3] = std::nanf("");
-  auto m = Featurize(ast, Cpu(), Fma());
+  auto m = Featurize(ast, Cpu().hardware, Fma());
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("template_3"), std::string::npos) << m.status().message();
 }

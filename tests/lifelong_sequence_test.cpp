@@ -39,9 +39,9 @@ const ProgramSet& RealFp16Set() {
     for (const auto& info : plugin.Intrinsics()) infos[info.name] = info;
     std::map<std::string, int32_t> task_index;
     for (const auto& r : *records) {
-      auto ast = plugin.Lower(r.task, r.intrinsic, r.schedule);
+      auto ast = plugin.Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       if (!ast.ok() || !(r.latency.median_s > 0)) continue;
-      auto tokens = Featurize(*ast, plugin.Target(), infos[r.intrinsic]);
+      auto tokens = Featurize(*ast, r.hardware, infos[r.intrinsic]);
       if (!tokens.ok()) continue;
       auto [it, added] = task_index.emplace(r.task.key, static_cast<int32_t>(out.tasks.size()));
       if (added) out.tasks.push_back({r.task.key, r.intrinsic, r.target, {}});

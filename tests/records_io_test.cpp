@@ -19,6 +19,11 @@ Record SampleRecord() {
   r.schedule = {{"mr", int64_t{6}}, {"nr_vec", int64_t{2}}, {"pack", std::string("ab")}};
   r.latency = {1.25e-3, 1.3e-3, 1.2e-3, 0.012, 7};
   r.provenance = {"measured", "host", {{"cpu_model", std::string("Xeon")}, {"cores_used", int64_t{2}}}};
+  r.hardware.model = "Xeon";
+  r.hardware.cores = 2;
+  r.hardware.l2_bytes = 2 * 1024 * 1024;
+  r.hardware.clock_ghz = 2.1;
+  r.hardware.flags = {"avx2", "fma", "avx512f"};
   return r;
 }
 
@@ -48,6 +53,31 @@ TEST(RecordsIo, ErrorsNameTheKey) {
   ASSERT_FALSE(wrong_target.ok());
   EXPECT_NE(wrong_target.status().message().find("does not belong"), std::string::npos);
   EXPECT_FALSE(RecordFromJsonLine("{not json").ok());
+}
+
+TEST(RecordsIo, HardwareRoundTripsAndIsPartOfTheProgramKey) {
+  Record r = SampleRecord();
+  auto back = RecordFromJsonLine(RecordToJsonLine(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->hardware == r.hardware);
+  Record elsewhere = r;
+  elsewhere.hardware.l3_bytes = 32.0 * 1024 * 1024;
+  EXPECT_NE(ProgramKey(elsewhere), ProgramKey(r));  // same program, another machine: another record
+}
+
+TEST(RecordsIo, RecordsWithoutHardwareAreRefusedWithTheMigrationHint) {
+  const std::string old_line =
+      R"({"target":"x86","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"
+      R"("schedule":{},"latency":{"median_s":1},"provenance":{"kind":"measured","source":"h"}})";
+  auto old_record = RecordFromJsonLine(old_line);
+  ASSERT_FALSE(old_record.ok());
+  EXPECT_NE(old_record.status().message().find("missing 'hardware'"), std::string::npos);
+  EXPECT_NE(old_record.status().message().find("Migration"), std::string::npos);
+  std::string bad = old_line;
+  bad.insert(bad.size() - 1, R"(,"hardware":{"model":"m","is_gpu":false,"l2_bytes":-3})");
+  auto negative = RecordFromJsonLine(bad);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("hardware.l2_bytes"), std::string::npos);
 }
 
 TEST(RecordsIo, FileReadReportsTheLineNumber) {

@@ -36,3 +36,8 @@ ucmoh_add_test(registry_kill_test registry_kill_test.cpp)
 target_link_libraries(registry_kill_test PRIVATE nlohmann_json::nlohmann_json ucmoh_registry_test_support)
 target_compile_definitions(registry_kill_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
 add_dependencies(registry_kill_test registry)
+
+# Pinned held-out tasks: fixed when first learned, extended by hash, checked by verify.
+ucmoh_add_test(registry_held_out_test registry_held_out_test.cpp)
+target_link_libraries(registry_held_out_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
+add_dependencies(registry_held_out_test ucmoh_tensorcore)

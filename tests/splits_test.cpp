@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ucmoh/splits.h"
+#include "ucmoh/task_split.h"
 
 namespace ucmoh {
 namespace {
@@ -119,6 +120,65 @@ TEST(Splits, ReproduciblePerSeedAndDifferentAcrossSeeds) {
       any_different = MustSplit(set, kind, seed).test != a.test;
     EXPECT_TRUE(any_different) << SplitKindName(kind) << " ignores its seed";
   }
+}
+
+std::vector<std::string> Keys(int n, const std::string& prefix = "task") {
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) keys.push_back(prefix + std::to_string(i));
+  return keys;
+}
+
+TEST(TaskSplit, DependsOnKeysSeedAndFractionOnlyNotOnOrder) {
+  std::vector<std::string> keys = Keys(41);
+  auto a = PinTaskSplit(keys, 0.2, 7);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->held_out_tasks.size(), 8u);  // round(0.2 * 41)
+  EXPECT_EQ(a->train_tasks.size(), 33u);
+  std::reverse(keys.begin(), keys.end());
+  keys.push_back(keys.front());  // a duplicate changes nothing either
+  auto b = PinTaskSplit(keys, 0.2, 7);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->held_out_tasks, b->held_out_tasks);
+  EXPECT_EQ(a->train_tasks, b->train_tasks);
+  EXPECT_NE(PinTaskSplit(keys, 0.2, 8)->held_out_tasks, a->held_out_tasks);
+}
+
+TEST(TaskSplit, LaterTasksAreAssignedByHashAndNothingMoves) {
+  auto pinned = PinTaskSplit(Keys(41), 0.2, 3);
+  ASSERT_TRUE(pinned.ok());
+  std::vector<std::string> more = Keys(41);
+  for (const auto& key : Keys(400, "late")) more.push_back(key);
+  const TaskSplit grown = ExtendTaskSplit(*pinned, more);
+  EXPECT_EQ(grown.train_tasks.size() + grown.held_out_tasks.size(), 441u);
+  for (const auto& key : pinned->held_out_tasks)
+    EXPECT_TRUE(std::binary_search(grown.held_out_tasks.begin(), grown.held_out_tasks.end(), key)) << key;
+  for (const auto& key : pinned->train_tasks)
+    EXPECT_TRUE(std::binary_search(grown.train_tasks.begin(), grown.train_tasks.end(), key)) << key;
+  int late_held = 0;
+  for (const auto& key : grown.held_out_tasks) {
+    late_held += key.rfind("late", 0) == 0;
+    if (key.rfind("late", 0) == 0) EXPECT_LT(TaskHashUnit(3, key), 0.2) << key;
+  }
+  EXPECT_GT(late_held, 50);   // about 0.2 * 400 = 80
+  EXPECT_LT(late_held, 115);
+  const TaskSplit again = ExtendTaskSplit(grown, more);  // extending twice is extending once
+  EXPECT_EQ(again.held_out_tasks, grown.held_out_tasks);
+  EXPECT_EQ(again.train_tasks, grown.train_tasks);
+}
+
+TEST(TaskSplit, ApplyKeepsTasksWholeAndRefusesUnassignedTasks) {
+  const ProgramSet set = MakeSet().OnlyIntrinsics({"x86.vnni"});
+  auto pinned = PinTaskSplit(TaskKeys(set), 0.3, 1);
+  ASSERT_TRUE(pinned.ok());
+  auto halves = ApplyTaskSplit(set, *pinned);
+  ASSERT_TRUE(halves.ok()) << halves.status().message();
+  EXPECT_EQ(halves->train.size() + halves->held_out.size(), set.size());
+  EXPECT_EQ(TaskKeys(halves->held_out), pinned->held_out_tasks);
+  TaskSplit partial = *pinned;
+  partial.train_tasks.pop_back();
+  EXPECT_FALSE(ApplyTaskSplit(set, partial).ok());
+  EXPECT_FALSE(PinTaskSplit({"one", "one"}, 0.2, 1).ok());  // one distinct task
+  EXPECT_FALSE(PinTaskSplit(Keys(5), 1.0, 1).ok());
 }
 
 TEST(Splits, ByTargetHoldsOutOneTarget) {

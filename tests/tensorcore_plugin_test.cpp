@@ -292,7 +292,7 @@ TEST(TensorCoreLowering, EveryImportedRecordLowersWithHonestFlops) {
   SKIP_WITHOUT_CUTLASS_DATA();
   for (const DataFile& file : DataFiles()) {
     for (const Record& r : Imported(file.name)) {
-      auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule);
+      auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       ASSERT_TRUE(ast.ok()) << r.task.key << ": " << ast.status().message();
       const double flops = ComputeFlops(*ast);
       const double csv_flops = static_cast<double>(Int(r.provenance.details, "flops"));
@@ -323,7 +323,7 @@ TEST(TensorCoreLowering, AstFollowsTheCutlassKernel) {
   schedule["warps_k"] = int64_t{2};
   schedule["cta_k"] = int64_t{64};
   schedule["split_k_slices"] = int64_t{2};
-  auto ast = Plugin().Lower(task, "tensorcore.h16816", schedule);
+  auto ast = Plugin().Lower(task, "tensorcore.h16816", schedule, Plugin().Target().hardware);
   ASSERT_TRUE(ast.ok()) << ast.status().message();
   const std::string dump = DumpAst(*ast);
   for (const char* expected : {"gpu_grid", "pipelined", "gpu_warp", "unrolled", "load_A_shared",
@@ -343,7 +343,7 @@ TEST(TensorCoreLowering, InvalidSchedulesFailNamingTheKey) {
   const Task task = FirstResnetTask("tensorcore.h16816");
   auto expect_error = [&](const std::string& intrinsic, const ParamMap& schedule,
                           const std::string& fragment) {
-    auto ast = Plugin().Lower(task, intrinsic, schedule);
+    auto ast = Plugin().Lower(task, intrinsic, schedule, Plugin().Target().hardware);
     ASSERT_FALSE(ast.ok()) << fragment;
     EXPECT_NE(ast.status().message().find(task.key), std::string::npos) << ast.status().message();
     EXPECT_NE(ast.status().message().find(fragment), std::string::npos) << ast.status().message();
@@ -427,7 +427,7 @@ TEST_F(TensorCoreCsvTest, WellFormedFileImportsAndSkipsRowsThatDidNotRun) {
   EXPECT_EQ((*records)[0].intrinsic, "tensorcore.h16816");
   EXPECT_EQ(Int((*records)[1].provenance.details, "line"), 4);
   EXPECT_EQ((*records)[1].provenance.source, "ok.csv");
-  EXPECT_TRUE(Plugin().Lower((*records)[0].task, (*records)[0].intrinsic, (*records)[0].schedule).ok());
+  EXPECT_TRUE(Plugin().Lower((*records)[0].task, (*records)[0].intrinsic, (*records)[0].schedule, (*records)[0].hardware).ok());
 }
 
 TEST_F(TensorCoreCsvTest, MalformedFilesFailWithFileAndLine) {
@@ -490,7 +490,7 @@ TEST(TensorCoreSampling, ReproducibleDistinctAndValid) {
       EXPECT_NE(a, c) << task.key;
       EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), a.size()) << task.key;
       for (const ParamMap& schedule : *first) {
-        auto ast = Plugin().Lower(task, intrinsic, schedule);
+        auto ast = Plugin().Lower(task, intrinsic, schedule, Plugin().Target().hardware);
         ASSERT_TRUE(ast.ok()) << ast.status().message();
         EXPECT_DOUBLE_EQ(ComputeFlops(*ast), PaddedFlops(task, schedule)) << CanonicalString(schedule);
       }
@@ -513,12 +513,11 @@ TEST(TensorCoreSampling, ReproducibleDistinctAndValid) {
 
 TEST(TensorCoreFeatures, ImportedRecordsFeaturizeToFiniteTokens) {
   SKIP_WITHOUT_CUTLASS_DATA();
-  const TargetInfo target = Plugin().Target();
   for (const DataFile& file : DataFiles()) {
     for (const Record& r : Imported(file.name)) {
-      auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule);
+      auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       ASSERT_TRUE(ast.ok()) << ast.status().message();
-      auto tokens = Featurize(*ast, target, Intrinsic(r.intrinsic));
+      auto tokens = Featurize(*ast, r.hardware, Intrinsic(r.intrinsic));
       ASSERT_TRUE(tokens.ok()) << r.task.key << ": " << tokens.status().message();
       EXPECT_EQ(tokens->num_tokens, static_cast<int>(Stages(*ast).size()) + 2);
       ASSERT_EQ(tokens->values.size(), static_cast<size_t>(tokens->num_tokens) * kFeatureDim);

@@ -44,6 +44,13 @@ TEST_P(X86Dataset, HasEnoughWellFormedUniqueRecords) {
       ASSERT_TRUE(value.ok() && !value->empty()) << key;
     }
     ASSERT_TRUE(GetInt(r.provenance.details, "cores_used").ok());
+    // The machine it ran on (docs/records.md, "hardware"), not the one reading it.
+    ASSERT_EQ(r.hardware.model, std::get<std::string>(r.provenance.details.at("cpu_model")));
+    ASSERT_FALSE(r.hardware.is_gpu);
+    ASSERT_EQ(r.hardware.cores, 2);
+    ASSERT_GT(r.hardware.l1_bytes, 0);
+    ASSERT_GT(r.hardware.l2_bytes, 0);
+    ASSERT_GT(r.hardware.l3_bytes, 0);
     ASSERT_TRUE(programs.insert(ProgramKey(r)).second) << "program measured twice";
     ++per_task[r.task.key];
   }

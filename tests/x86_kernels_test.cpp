@@ -153,7 +153,7 @@ TEST(X86Kernels, EverySampledScheduleMatchesTheReference) {
       std::printf("skipping %s: this CPU lacks it\n", name.c_str());
       continue;
     }
-    auto profile = Host().Profile(name);
+    auto profile = Host().Profile(name, Host().Target().hardware);
     ASSERT_TRUE(profile.ok()) << profile.status().message();
     for (const GemmProblem& problem : kShapes) {
       auto operands = MakeGemmOperands(problem, *profile, 7);
@@ -185,7 +185,7 @@ TEST(X86Kernels, EverySampledScheduleMatchesTheReference) {
 TEST(X86Kernels, ReferenceCheckCatchesOneWrongElement) {
   for (const std::string& name : kIntrinsics) {
     if (!CpuSupportsIntrinsic(name)) continue;
-    auto profile = Host().Profile(name);
+    auto profile = Host().Profile(name, Host().Target().hardware);
     ASSERT_TRUE(profile.ok());
     const GemmProblem problem{19, 40, 33, 1};
     auto operands = MakeGemmOperands(problem, *profile, 11);
@@ -232,7 +232,7 @@ double StageExecutions(const std::vector<AstNode>& nodes, const std::string& nam
 TEST(X86Kernels, DriverRunsExactlyTheLoweredProgram) {
   const std::string name = CpuSupportsIntrinsic("x86.avx512") ? "x86.avx512" : "x86.avx2";
   if (!CpuSupportsIntrinsic(name)) GTEST_SKIP() << "no AVX2 on this CPU";
-  auto profile = Host().Profile(name);
+  auto profile = Host().Profile(name, Host().Target().hardware);
   ASSERT_TRUE(profile.ok());
   for (const GemmProblem& problem : kShapes) {
     auto operands = MakeGemmOperands(problem, *profile, 3);
@@ -279,7 +279,7 @@ TEST(X86Measure, RecordCarriesLatencyAndProvenance) {
   const std::string name = "x86.avx2";
   if (!Host().CanMeasure(name).ok()) GTEST_SKIP() << Host().CanMeasure(name).message();
   const Task task = GemmTask(96, 64, 80);
-  auto profile = Host().Profile(name);
+  auto profile = Host().Profile(name, Host().Target().hardware);
   auto params = Host().SampleSchedules(task, name, 1, 5);
   ASSERT_TRUE(params.ok());
   MeasureOptions options;

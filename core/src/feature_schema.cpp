@@ -64,7 +64,7 @@ std::vector<FeatureDim> BuildSchema() {
       {"hw_registers_per_sm", "32-bit registers per SM"},
   };
   for (const auto& d : hw) s.push_back({d[0], std::string("target token: ") + kLog + d[1]});
-  s.push_back({"hw_clock_ghz", "target token: clock in GHz"});
+  s.push_back({"hw_clock_ghz", "target token: nominal clock in GHz (0: unknown)"});
   s.push_back({"in_m", std::string("intrinsic token: ") + kLog + "m lanes of one call"});
   s.push_back({"in_n", std::string("intrinsic token: ") + kLog + "n lanes of one call"});
   s.push_back({"in_k", std::string("intrinsic token: ") + kLog + "k depth of one call"});

@@ -120,7 +120,7 @@ Status CheckFinite(const TokenMatrix& m) {
 
 }  // namespace
 
-Expected<TokenMatrix> Featurize(const ProgramAst& ast, const TargetInfo& target,
+Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& hardware,
                                 const IntrinsicInfo& intrinsic) {
   std::vector<PlacedStage> stages;
   for (const auto& root : ast.roots) CollectStages(root, PlacedStage{}, stages);
@@ -130,7 +130,7 @@ Expected<TokenMatrix> Featurize(const ProgramAst& ast, const TargetInfo& target,
   TokenMatrix m;
   m.num_tokens = static_cast<int>(stages.size()) + 2;
   m.values.assign(static_cast<size_t>(m.num_tokens) * kFeatureDim, 0.f);
-  FillTarget(target.hardware, m.values.data());
+  FillTarget(hardware, m.values.data());
   FillIntrinsic(intrinsic, totals, m.values.data() + kFeatureDim);
   for (size_t i = 0; i < stages.size(); ++i)
     FillStage(stages[i], totals, m.values.data() + (i + 2) * kFeatureDim);

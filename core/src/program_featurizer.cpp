@@ -10,14 +10,13 @@ Expected<ProgramAst> LowerRecord(const PluginSet& plugins, const Record& record)
   if (plugin->target.name != record.target)
     return Status::InvalidArgument("intrinsic '" + record.intrinsic + "' belongs to target '" +
                                    plugin->target.name + "', not '" + record.target + "'");
-  return plugin->plugin->Lower(record.task, record.intrinsic, record.schedule);
+  return plugin->plugin->Lower(record.task, record.intrinsic, record.schedule, record.hardware);
 }
 
 Expected<TokenMatrix> FeaturizeRecord(const PluginSet& plugins, const Record& record) {
   auto ast = LowerRecord(plugins, record);
   if (!ast.ok()) return ast.status();
-  const LoadedPlugin* plugin = plugins.ForIntrinsic(record.intrinsic);
-  return Featurize(*ast, plugin->target, *plugins.Intrinsic(record.intrinsic));
+  return Featurize(*ast, record.hardware, *plugins.Intrinsic(record.intrinsic));
 }
 
 }  // namespace ucmoh

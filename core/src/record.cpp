@@ -4,7 +4,7 @@ namespace ucmoh {
 
 std::string ProgramKey(const Record& record) {
   return record.target + '|' + record.intrinsic + '|' + record.task.key + '|' +
-         CanonicalString(record.schedule);
+         CanonicalString(record.schedule) + '|' + HardwareKey(record.hardware);
 }
 
 }  // namespace ucmoh

@@ -2,6 +2,8 @@
 // the only code that knows it.
 #include "ucmoh/records_io.h"
 
+#include "ucmoh/hardware_json.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -132,6 +134,15 @@ Expected<Provenance> ProvenanceFromJson(const json& j) {
   return p;
 }
 
+Expected<HardwareParams> RecordHardwareFromJson(const json& record) {
+  const json* hardware = Field(record, "hardware");
+  if (!hardware)
+    return Status::InvalidArgument(
+        "missing 'hardware' (records written before feature schema 2 name no machine; "
+        "docs/records.md, 'Migration', says how to add it)");
+  return HardwareFromJson(*hardware);
+}
+
 Expected<Record> RecordFromJson(const json& j) {
   if (!j.is_object()) return Status::InvalidArgument("a record must be a JSON object");
   Record r;
@@ -154,12 +165,15 @@ Expected<Record> RecordFromJson(const json& j) {
   if (!l.ok()) return l.status();
   auto p = ProvenanceFromJson(*prov);
   if (!p.ok()) return p.status();
+  auto hw = RecordHardwareFromJson(j);
+  if (!hw.ok()) return hw.status();
   r.target = *target;
   r.intrinsic = *intrinsic;
   r.task = std::move(*t);
   r.schedule = std::move(*s);
   r.latency = *l;
   r.provenance = std::move(*p);
+  r.hardware = std::move(*hw);
   return r;
 }
 
@@ -187,6 +201,7 @@ std::string RecordToJsonLine(const Record& r) {
        {{"kind", r.provenance.kind},
         {"source", r.provenance.source},
         {"details", ParamsToJson(r.provenance.details)}}},
+      {"hardware", HardwareToJson(r.hardware)},
   };
   return j.dump();
 }

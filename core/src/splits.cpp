@@ -1,8 +1,12 @@
-// Train / test splits. Determinism: one std::mt19937_64 per split, drawn in a
-// fixed order (tasks, or intrinsics, in first-seen order), with our own
-// Fisher-Yates shuffle so the result does not depend on the standard
-// library's std::shuffle. Both halves come back sorted by program index.
+// Train / test splits. by_task holds out the tasks PinTaskSplit picks (a hash
+// of seed and task key: independent of record order, task_split.h).
+// within_task draws programs with one std::mt19937_64 per split, in task
+// order, with our own Fisher-Yates shuffle so the result does not depend on
+// the standard library's std::shuffle. Both halves come back sorted by
+// program index.
 #include "ucmoh/splits.h"
+
+#include "ucmoh/task_split.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,19 +66,21 @@ Expected<Split> WithinTask(const ProgramSet& set, double fraction, std::mt19937_
   return Sorted(std::move(split));
 }
 
-Expected<Split> ByTask(const ProgramSet& set, double fraction, std::mt19937_64& rng) {
+// Per intrinsic, the tasks PinTaskSplit holds out: a function of the task
+// keys and the seed alone, so adding records or reordering them moves nothing.
+Expected<Split> ByTask(const ProgramSet& set, double fraction, uint64_t seed) {
   Split split;
   for (const auto& intrinsic : set.Intrinsics()) {
-    std::vector<int32_t> tasks;
-    for (size_t t = 0; t < set.tasks.size(); ++t)
-      if (set.tasks[t].intrinsic == intrinsic) tasks.push_back(static_cast<int32_t>(t));
-    size_t test = 0;  // an intrinsic with one task stays wholly in train
-    if (tasks.size() >= 2) {
-      Shuffle(tasks, rng);
-      test = HeldOutCount(tasks.size(), fraction);
+    std::vector<std::string> keys;
+    for (const auto& group : set.tasks)
+      if (group.intrinsic == intrinsic) keys.push_back(group.key);
+    auto pinned = PinTaskSplit(keys, fraction, seed);  // fails only for a lone task: it trains
+    for (const auto& group : set.tasks) {
+      if (group.intrinsic != intrinsic) continue;
+      const bool held = pinned.ok() && std::binary_search(pinned->held_out_tasks.begin(),
+                                                          pinned->held_out_tasks.end(), group.key);
+      Append(held ? split.test : split.train, group.programs);
     }
-    for (size_t i = 0; i < tasks.size(); ++i)
-      Append(i < test ? split.test : split.train, set.tasks[tasks[i]].programs);
   }
   if (split.test.empty())
     return Status::InvalidArgument("by_task split: no intrinsic has two tasks, so no task can be held out");
@@ -125,9 +131,9 @@ Expected<Split> MakeSplit(const ProgramSet& set, const SplitOptions& options) {
   if (!(options.test_fraction > 0 && options.test_fraction < 1))
     return Status::InvalidArgument("test fraction " + std::to_string(options.test_fraction) +
                                    " is outside (0, 1)");
+  if (options.kind == SplitKind::kByTask) return ByTask(set, options.test_fraction, options.seed);
   std::mt19937_64 rng(options.seed);
-  if (options.kind == SplitKind::kWithinTask) return WithinTask(set, options.test_fraction, rng);
-  return ByTask(set, options.test_fraction, rng);
+  return WithinTask(set, options.test_fraction, rng);
 }
 
 }  // namespace ucmoh

@@ -1,5 +1,8 @@
 #include "ucmoh/target.h"
 
+#include <cstdio>
+#include <tuple>
+
 namespace ucmoh {
 
 int TypeBits(const std::string& type) {
@@ -13,6 +16,34 @@ int TypeBits(const std::string& type) {
 
 bool TypeIsInteger(const std::string& type) {
   return !type.empty() && (type[0] == 's' || type[0] == 'u');
+}
+
+namespace {
+
+auto Fields(const HardwareParams& h) {
+  return std::tie(h.model, h.is_gpu, h.cores, h.vector_bytes, h.vector_registers, h.cache_line_bytes,
+                  h.l1_bytes, h.l2_bytes, h.l3_bytes, h.warp_size, h.max_threads_per_block,
+                  h.shared_bytes_per_block, h.registers_per_sm, h.clock_ghz, h.flags);
+}
+
+std::string Number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", x);
+  return text;
+}
+
+}  // namespace
+
+bool operator==(const HardwareParams& a, const HardwareParams& b) { return Fields(a) == Fields(b); }
+
+std::string HardwareKey(const HardwareParams& h) {
+  std::string key = h.model + (h.is_gpu ? ";gpu" : ";cpu");
+  for (double x : {h.cores, h.vector_bytes, h.vector_registers, h.cache_line_bytes, h.l1_bytes, h.l2_bytes,
+                   h.l3_bytes, h.warp_size, h.max_threads_per_block, h.shared_bytes_per_block,
+                   h.registers_per_sm, h.clock_ghz})
+    key += ';' + Number(x);
+  for (const std::string& flag : h.flags) key += ';' + flag;
+  return key;
 }
 
 }  // namespace ucmoh

@@ -4,6 +4,7 @@
 
 #include "conv_problem.h"
 #include "csv_table.h"
+#include "hardware.h"
 #include "kernel_config.h"
 #include "kernel_resources.h"
 #include "program.h"
@@ -208,6 +209,7 @@ Expected<Record> ReadRecord(const CsvRowReader& row, const Columns& cols, const 
       {"bytes", *bytes},
       {"gflops", *gflops},
   };
+  record.hardware = TensorCoreTarget().hardware;  // the data's GPU (kCutlassDevice)
   return record;
 }
 

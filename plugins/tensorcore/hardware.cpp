@@ -1,5 +1,7 @@
 #include "hardware.h"
 
+#include <algorithm>
+
 namespace ucmoh::tensorcore {
 
 TargetInfo TensorCoreTarget() {
@@ -24,6 +26,13 @@ TargetInfo TensorCoreTarget() {
   hw.clock_ghz = 1.725;                   // boost clock
   hw.flags = {"sm_86", "mma.sync", "ldmatrix", "cp.async"};
   return info;
+}
+
+Status CheckModelledGpu(const HardwareParams& hardware) {
+  const bool sm86 = std::find(hardware.flags.begin(), hardware.flags.end(), "sm_86") != hardware.flags.end();
+  if (hardware.is_gpu && sm86) return Status::Ok();
+  return Status::InvalidArgument("tensorcore models sm_86 GPUs (RTX 30-series limits), not the record's hardware '" +
+                                 hardware.model + "' (no 'sm_86' flag)");
 }
 
 }  // namespace ucmoh::tensorcore

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ucmoh/status.h"
 #include "ucmoh/target.h"
 
 namespace ucmoh::tensorcore {
@@ -20,6 +21,11 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxVectorBytes = 16;                 // widest global access (LDG.128 / cp.async 16)
 
+// The RTX 3070: what the CUTLASS importer records as every row's hardware.
 TargetInfo TensorCoreTarget();
+
+// Ok for a GPU whose flags include "sm_86" (the limits above are that
+// compute capability's); InvalidArgument naming the hardware otherwise.
+Status CheckModelledGpu(const HardwareParams& hardware);
 
 }  // namespace ucmoh::tensorcore

@@ -23,7 +23,9 @@ std::vector<std::string> TensorCorePlugin::TemplateDimNames() const {
 }
 
 Expected<ProgramAst> TensorCorePlugin::Lower(const Task& task, const std::string& intrinsic,
-                                             const ParamMap& schedule) const {
+                                             const ParamMap& schedule,
+                                             const HardwareParams& hardware) const {
+  UCMOH_RETURN_IF_ERROR(CheckModelledGpu(hardware));
   auto program = ResolveProgram(task, intrinsic, schedule);
   if (!program.ok()) return program.status();
   return LowerProgram(*program);

@@ -15,8 +15,11 @@ class TensorCorePlugin : public TargetPlugin {
   TargetInfo Target() const override;
   std::vector<IntrinsicInfo> Intrinsics() const override;
   std::vector<std::string> TemplateDimNames() const override;
+  // Lowers for the sm_86 resource limits of hardware.h; refuses hardware that
+  // is not an sm_86 GPU, since its occupancy would be mis-modelled.
   Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
-                             const ParamMap& schedule) const override;
+                             const ParamMap& schedule,
+                             const HardwareParams& hardware) const override;
   std::vector<std::string> TaskSuites() const override;
   Expected<std::vector<Task>> Tasks(const std::string& suite,
                                     const std::string& intrinsic) const override;

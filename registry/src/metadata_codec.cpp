@@ -14,7 +14,8 @@
 CEREAL_CLASS_VERSION(ucmoh::registry::IntrinsicEntry, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::EvaluationRow, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::Evaluation, 1)
-CEREAL_CLASS_VERSION(ucmoh::registry::ModelVersion, 1)
+CEREAL_CLASS_VERSION(ucmoh::registry::ModelVersion, 2)  // 2: task_splits, trained_tasks
+CEREAL_CLASS_VERSION(ucmoh::TaskSplit, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::SnapshotEntry, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::AliasEntry, 1)
 
@@ -55,11 +56,24 @@ void serialize(A& ar, Evaluation& v, const std::uint32_t version) {
   ar(v.rows, v.acc, v.bwt);
 }
 
+}  // namespace ucmoh::registry
+
+namespace ucmoh {
+template <class A>
+void serialize(A& ar, TaskSplit& v, const std::uint32_t version) {
+  registry::RequireKnown<TaskSplit>(version, "task split");
+  ar(v.seed, v.test_fraction, v.train_tasks, v.held_out_tasks);
+}
+}  // namespace ucmoh
+
+namespace ucmoh::registry {
+
 template <class A>
 void serialize(A& ar, ModelVersion& v, const std::uint32_t version) {
   RequireKnown<ModelVersion>(version, "model version");
   ar(v.number, v.name, v.parent, v.intrinsics, v.hyper_parameters, v.training_data_digest,
      v.evaluation, v.created_at, v.tool_version, v.weights_sha256, v.snapshot_sha256s);
+  if (version >= 2) ar(v.task_splits, v.trained_tasks);
 }
 
 template <class A>

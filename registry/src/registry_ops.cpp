@@ -24,6 +24,7 @@
 #include "ucmoh/sha256.h"
 #include "ucmoh/snapshot.h"
 #include "ucmoh/splits.h"
+#include "ucmoh/task_split.h"
 
 namespace ucmoh::registry {
 
@@ -131,24 +132,42 @@ bool IsOnline(const std::string& m) { return m == "online-ewc" || m == "online_e
 
 struct HeldOut {
   ProgramSet train, test;
+  TaskSplit split;  // pinned: the parent's, extended for new tasks, or pinned now
 };
 
+// NAME's records split by its pinned held-out tasks: the parent version's
+// split when it has one (options cannot move it), else one pinned now from
+// the options' fraction and seed.
 Expected<HeldOut> SplitIntrinsic(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
-                                 const AddIntrinsicOptions& o) {
+                                 const std::map<std::string, TaskSplit>& pinned, const AddIntrinsicOptions& o) {
   auto records = store.ReadRecords(name);
   if (!records.ok()) return records.status();
   auto set = BuildProgramSet(plugins, *records);
   if (!set.ok()) return set.status().WithContext(name);
-  SplitOptions so;
-  so.kind = SplitKind::kByTask;
-  so.test_fraction = o.test_fraction;
-  so.seed = o.split_seed;
-  auto split = MakeSplit(*set, so);
-  if (!split.ok()) return split.status().WithContext(name);
-  if (split->train.empty() || split->test.empty())
-    return Status::InvalidArgument(fmt::format("{}: too few tasks ({}) to hold some out for evaluation", name,
-                                               set->tasks.size()));
-  return HeldOut{set->Subset(split->train), set->Subset(split->test)};
+  const std::vector<std::string> keys = TaskKeys(*set);
+  auto found = pinned.find(name);
+  Expected<TaskSplit> split = found != pinned.end() ? ExtendTaskSplit(found->second, keys)
+                                                    : PinTaskSplit(keys, o.test_fraction, o.split_seed);
+  if (!split.ok())
+    return Status::InvalidArgument(fmt::format("{}: cannot hold tasks out for evaluation: {}", name,
+                                               split.status().message()));
+  auto halves = ApplyTaskSplit(*set, *split);
+  if (!halves.ok()) return halves.status().WithContext(name);
+  if (halves->train.size() == 0 || halves->held_out.size() == 0)
+    return Status::InvalidArgument(fmt::format("{}: its pinned split leaves no task to {}", name,
+                                               halves->train.size() == 0 ? "train on" : "evaluate on"));
+  return HeldOut{std::move(halves->train), std::move(halves->held_out), std::move(*split)};
+}
+
+// Suggests, for one intrinsic, only the commands that can produce its records.
+std::string HowToGetRecords(const PluginSet& plugins, const std::string& name) {
+  std::string how = "`registry records add FILE.jsonl`";
+  if (const LoadedPlugin* p = plugins.ForIntrinsic(name)) {
+    for (const std::string& format : p->plugin->Importers())
+      how += fmt::format(", `registry records import {} FILE`", format);
+    if (p->plugin->CanMeasure(name).ok()) how += fmt::format(", `registry measure {}`", name);
+  }
+  return how;
 }
 
 }  // namespace
@@ -226,10 +245,8 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
   auto count = store.CountRecords(name);
   if (!count.ok()) return count.status();
   if (*count == 0)
-    return Status::NotFound(fmt::format(
-        "the registry has no records for '{}'; add some first: `registry records add FILE.jsonl`, "
-        "`registry records import cutlass FILE.csv`, or `registry measure {}`",
-        name, name));
+    return Status::NotFound(fmt::format("the registry has no records for '{}'; add some first: {}", name,
+                                        HowToGetRecords(plugins, name)));
 
   // The starting point: latest, or nothing.
   std::optional<ModelVersion> parent;
@@ -286,7 +303,8 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
 
   // Data: NAME's training tasks; every learned intrinsic's held-out tasks.
   say("featurizing " + name);
-  auto data = SplitIntrinsic(store, plugins, name, o);
+  const std::map<std::string, TaskSplit> pinned = parent ? parent->task_splits : std::map<std::string, TaskSplit>{};
+  auto data = SplitIntrinsic(store, plugins, name, pinned, o);
   if (!data.ok()) return data.status();
 
   std::shared_ptr<const EwcPenalty> penalty = MakeEwcPenalty(snapshots, o.lambda);
@@ -338,6 +356,8 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
   // Row of R for the new version, and ACC/BWT against earlier diagonals.
   say("evaluating " + std::to_string(learned.size()) + " intrinsics on held-out tasks");
   Evaluation eval;
+  std::map<std::string, TaskSplit> splits = pinned;
+  splits[name] = data->split;
   double bwt_sum = 0;
   int bwt_n = 0;
   for (const auto& in : learned) {
@@ -346,10 +366,11 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
     if (in == name) {
       test = &data->test;
     } else {
-      auto h = SplitIntrinsic(store, plugins, in, o);
+      auto h = SplitIntrinsic(store, plugins, in, pinned, o);
       if (!h.ok()) return h.status();
       other = std::move(*h);
       test = &other->test;
+      splits[in] = other->split;
     }
     auto scores = model->Predict(*test);
     if (!scores.ok()) return scores.status();
@@ -388,13 +409,15 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
       {"method", o.method},           {"lambda", o.lambda},
       {"gamma", o.gamma},             {"epochs", static_cast<int64_t>(o.epochs)},
       {"epochs_run", static_cast<int64_t>(report->epochs_run)},
-      {"intrinsic", name},            {"test_fraction", o.test_fraction},
-      {"split_seed", static_cast<int64_t>(o.split_seed)},
+      {"intrinsic", name},            {"test_fraction", data->split.test_fraction},
+      {"split_seed", static_cast<int64_t>(data->split.seed)},
       {"hidden", static_cast<int64_t>(model->config().hidden)},
       {"heads", static_cast<int64_t>(model->config().heads)},
       {"encoder_layers", static_cast<int64_t>(model->config().encoder_layers)},
       {"fc_blocks", static_cast<int64_t>(model->config().fc_blocks)}};
   commit.version.training_data_digest = Sha256Hex(joined);
+  commit.version.task_splits = std::move(splits);
+  commit.version.trained_tasks[name] = TaskKeys(data->train);
   commit.version.evaluation = eval;
   commit.version.created_at = Now();
   commit.weights = std::move(*weights);

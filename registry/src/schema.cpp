@@ -6,10 +6,14 @@
 //   1  the column-family layout of docs/registry.md, without record counters.
 //   2  adds metadata "record_count/<intrinsic>" counters, kept in the same
 //      batch as the records, so CountRecords does not scan.
+//   3  records carry the hardware they ran on (feature schema 2). Nothing can
+//      supply it for stored records, so a registry holding records without it
+//      is refused, with the way out, rather than upgraded.
 #include <string>
 
 #include "keys.h"
 #include "store_impl.h"
+#include "ucmoh/records_io.h"
 
 namespace ucmoh::registry {
 namespace {
@@ -61,6 +65,21 @@ Status UpgradeFrom1(RegistryStore::Impl* impl, rocksdb::WriteBatch* batch) {
   return Status::Ok();
 }
 
+// 2 -> 3: only a registry whose records all name their hardware moves on.
+Status UpgradeFrom2(RegistryStore::Impl* impl) {
+  Status refused = Status::Ok();
+  UCMOH_RETURN_IF_ERROR(impl->ForEach(kRecords, "", [&](const auto&, const std::string& value) {
+    auto record = RecordFromJsonLine(value);
+    if (record.ok() || record.status().message().find("missing 'hardware'") == std::string::npos) return true;
+    refused = Status::Unsupported("registry " + impl->path +
+                                  " holds records without their hardware (written before schema 3); "
+                                  "create a new registry and add the migrated records "
+                                  "(docs/records.md, 'Migration')");
+    return false;
+  }));
+  return refused;
+}
+
 // Each step upgrades from version `from` to from + 1 in one batch together
 // with the new schema number and an event, so a crash mid-upgrade leaves the
 // old version, which the next open upgrades again.
@@ -68,6 +87,7 @@ Status Upgrade(RegistryStore::Impl* impl, int from) {
   for (int v = from; v < RegistryStore::kSchemaVersion; ++v) {
     rocksdb::WriteBatch batch;
     if (v == 1) UCMOH_RETURN_IF_ERROR(UpgradeFrom1(impl, &batch));
+    if (v == 2) UCMOH_RETURN_IF_ERROR(UpgradeFrom2(impl));
     batch.Put(impl->cf(kMetadata), keys::kSchemaVersion, std::to_string(v + 1));
     AddEventToBatch(impl, &batch, "schema_upgrade",
                     std::to_string(v) + " -> " + std::to_string(v + 1));

@@ -1,5 +1,6 @@
 // Verify (every blob against its sha256, every reference between families)
 // and GarbageCollect (blobs no version or snapshot references).
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -87,6 +88,36 @@ void CheckVersions(const std::vector<ModelVersion>& versions,
   }
 }
 
+bool IsSubset(const std::vector<std::string>& sorted_small, const std::vector<std::string>& sorted_big) {
+  return std::includes(sorted_big.begin(), sorted_big.end(), sorted_small.begin(), sorted_small.end());
+}
+
+// No version trained on a task held out for it, and a pinned split only grows:
+// a parent's train and held-out tasks stay where they were in every child.
+void CheckHeldOutTasks(const std::vector<ModelVersion>& versions, Problems* problems) {
+  std::map<int64_t, const ModelVersion*> by_number;
+  for (const auto& v : versions) by_number[v.number] = &v;
+  for (const auto& v : versions) {
+    const std::string who = "version " + std::to_string(v.number);
+    for (const auto& [intrinsic, tasks] : v.trained_tasks) {
+      auto split = v.task_splits.find(intrinsic);
+      if (split == v.task_splits.end()) continue;
+      for (const auto& task : tasks)
+        if (std::binary_search(split->second.held_out_tasks.begin(), split->second.held_out_tasks.end(), task))
+          problems->push_back(who + " trained on task '" + task + "', which is held out for " + intrinsic);
+    }
+    auto parent = by_number.find(v.parent);
+    if (parent == by_number.end()) continue;
+    for (const auto& [intrinsic, old] : parent->second->task_splits) {
+      auto now = v.task_splits.find(intrinsic);
+      if (now == v.task_splits.end() || !IsSubset(old.held_out_tasks, now->second.held_out_tasks) ||
+          !IsSubset(old.train_tasks, now->second.train_tasks))
+        problems->push_back(who + " moved the held-out tasks of " + intrinsic + " pinned by version " +
+                            std::to_string(v.parent));
+    }
+  }
+}
+
 template <class T>
 std::vector<T> DecodeFamily(const RegistryStore::Impl* impl, Cf cf, Problems* problems) {
   std::vector<T> out;
@@ -138,6 +169,7 @@ Expected<std::vector<std::string>> RegistryStore::Verify() const {
   const auto versions = DecodeFamily<ModelVersion>(impl_.get(), kVersions, &problems);
   const auto snapshots = DecodeFamily<SnapshotEntry>(impl_.get(), kSnapshots, &problems);
   CheckVersions(versions, snapshots, &blobs, &problems);
+  CheckHeldOutTasks(versions, &problems);
 
   std::set<int64_t> numbers;
   for (const auto& v : versions) numbers.insert(v.number);

@@ -369,7 +369,7 @@ TEST(PluginLoader, PluginOutlivesItsPluginSet) {
   ucmoh::Task task{"t", "gemm", {{"m", int64_t{64}}, {"n", int64_t{64}}, {"k", int64_t{64}}}};
   auto schedules = plugin->SampleSchedules(task, "toyaccel.mac16x16", 3, 7);
   ASSERT_TRUE(schedules.ok()) << schedules.status().message();
-  EXPECT_TRUE(plugin->Lower(task, "toyaccel.mac16x16", schedules->front()).ok());
+  EXPECT_TRUE(plugin->Lower(task, "toyaccel.mac16x16", schedules->front(), plugin->Target().hardware).ok());
 }
 
 // With a library that dlclose can really unmap: it stays while any plugin

@@ -14,6 +14,8 @@
 
 #include <boost/filesystem.hpp>
 
+#include "ucmoh/plugin.h"
+
 namespace plugin_test {
 
 inline std::string TestPlugin(const std::string& name) {
@@ -63,11 +65,11 @@ class TempDir {
 };
 
 struct Entry {
-  Entry(std::string name_, std::string library_, int abi_ = 1, std::string sha256_ = "")
+  Entry(std::string name_, std::string library_, int abi_ = ucmoh::kPluginAbiVersion, std::string sha256_ = "")
       : name(std::move(name_)), library(std::move(library_)), abi(abi_), sha256(std::move(sha256_)) {}
   std::string name;
   std::string library;
-  int abi = 1;
+  int abi = ucmoh::kPluginAbiVersion;
   std::string sha256;  // omitted when empty
 };
 

@@ -94,7 +94,7 @@ TEST_F(ToyAccel, LowersToLoadComputeStoreWithAllTheWork) {
   auto schedules = plugin_->SampleSchedules(task, kMac, 30, 11);
   ASSERT_TRUE(schedules.ok());
   for (const ucmoh::ParamMap& schedule : *schedules) {
-    auto ast = plugin_->Lower(task, kMac, schedule);
+    auto ast = plugin_->Lower(task, kMac, schedule, plugin_->Target().hardware);
     ASSERT_TRUE(ast.ok()) << ast.status().message();
     Walk walk;
     for (const AstNode& root : ast->roots) Visit(root, 1, walk);
@@ -118,9 +118,9 @@ TEST_F(ToyAccel, FeaturizesIntoTheUnifiedTokens) {
   auto schedules = plugin_->SampleSchedules(task, kMac, 5, 4);
   ASSERT_TRUE(schedules.ok());
   for (const ucmoh::ParamMap& schedule : *schedules) {
-    auto ast = plugin_->Lower(task, kMac, schedule);
+    auto ast = plugin_->Lower(task, kMac, schedule, plugin_->Target().hardware);
     ASSERT_TRUE(ast.ok());
-    auto tokens = ucmoh::Featurize(*ast, plugin_->Target(), plugin_->Intrinsics()[0]);
+    auto tokens = ucmoh::Featurize(*ast, plugin_->Target().hardware, plugin_->Intrinsics()[0]);
     ASSERT_TRUE(tokens.ok()) << tokens.status().message();
     ASSERT_EQ(tokens->num_tokens, 2 + 4);  // load_A, load_B, mac, store_C
     std::vector<const ucmoh::Stage*> stages;
@@ -143,20 +143,20 @@ TEST_F(ToyAccel, RejectsWhatTheHardwareCannotRun) {
   ucmoh::Task task = Gemm(64, 64, 64);
   ucmoh::ParamMap good = {{"tile_m", int64_t{32}}, {"tile_n", int64_t{32}}, {"tile_k", int64_t{32}},
                           {"double_buffer", int64_t{1}}, {"order", std::string("mn")}};
-  EXPECT_TRUE(plugin_->Lower(task, kMac, good).ok());
-  EXPECT_FALSE(plugin_->Lower(task, "toyaccel.mac8x8", good).ok());
+  EXPECT_TRUE(plugin_->Lower(task, kMac, good, plugin_->Target().hardware).ok());
+  EXPECT_FALSE(plugin_->Lower(task, "toyaccel.mac8x8", good, plugin_->Target().hardware).ok());
 
   ucmoh::ParamMap ragged = good;
   ragged["tile_m"] = int64_t{24};
-  EXPECT_THAT(plugin_->Lower(task, kMac, ragged).status().message(), testing::HasSubstr("multiple of 16"));
+  EXPECT_THAT(plugin_->Lower(task, kMac, ragged, plugin_->Target().hardware).status().message(), testing::HasSubstr("multiple of 16"));
 
   ucmoh::ParamMap huge = good;  // 512x512 s32 accumulators alone are 1 MiB
   huge["tile_m"] = int64_t{512};
   huge["tile_n"] = int64_t{512};
-  EXPECT_THAT(plugin_->Lower(task, kMac, huge).status().message(), testing::HasSubstr("scratchpad"));
+  EXPECT_THAT(plugin_->Lower(task, kMac, huge, plugin_->Target().hardware).status().message(), testing::HasSubstr("scratchpad"));
 
   ucmoh::Task conv{"c", "conv2d", {}};
-  EXPECT_FALSE(plugin_->Lower(conv, kMac, good).ok());
+  EXPECT_FALSE(plugin_->Lower(conv, kMac, good, plugin_->Target().hardware).ok());
   EXPECT_FALSE(plugin_->Tasks("resnet50", kMac).ok());
 }
 

@@ -27,6 +27,8 @@ Record SampleRecord(const std::string& intrinsic, int variant) {
   r.schedule = {{"mr", int64_t{variant}}, {"pack", std::string("ab")}};
   r.latency = {1e-3 * (variant + 1), 1.1e-3, 0.9e-3, 0.01, 5};
   r.provenance = {"measured", "host", {{"cpu_model", std::string("Xeon")}}};
+  r.hardware.model = "Xeon";
+  r.hardware.cores = 2;
   return r;
 }
 

@@ -86,6 +86,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
       key_only.intrinsic = args.intrinsic;
       key_only.task = task;
       key_only.schedule = schedule;
+      key_only.hardware = loaded->target.hardware;  // what Measure records
       if (done->count(ProgramKey(key_only))) {
         ++skipped;
         continue;

@@ -4,21 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ucmoh/hardware_json.h"
 
 namespace ucmoh::cli {
 
 namespace {
-
-nlohmann::json HardwareJson(const HardwareParams& hw) {
-  return {{"model", hw.model}, {"is_gpu", hw.is_gpu}, {"cores", hw.cores},
-          {"vector_bytes", hw.vector_bytes}, {"vector_registers", hw.vector_registers},
-          {"cache_line_bytes", hw.cache_line_bytes}, {"l1_bytes", hw.l1_bytes},
-          {"l2_bytes", hw.l2_bytes}, {"l3_bytes", hw.l3_bytes}, {"warp_size", hw.warp_size},
-          {"max_threads_per_block", hw.max_threads_per_block},
-          {"shared_bytes_per_block", hw.shared_bytes_per_block},
-          {"registers_per_sm", hw.registers_per_sm}, {"clock_ghz", hw.clock_ghz},
-          {"flags", hw.flags}};
-}
 
 nlohmann::json IntrinsicJson(const IntrinsicInfo& in) {
   return {{"name", in.name}, {"instruction", in.instruction},
@@ -32,7 +22,7 @@ nlohmann::json PluginJson(const LoadedPlugin& p) {
   for (const auto& in : p.intrinsics) intrinsics.push_back(IntrinsicJson(in));
   return {{"name", p.entry.name}, {"library", p.library_path}, {"abi", p.abi},
           {"sha256", p.library_sha256}, {"target", p.target.name},
-          {"description", p.target.description}, {"hardware", HardwareJson(p.target.hardware)},
+          {"description", p.target.description}, {"hardware", HardwareToJson(p.target.hardware)},
           {"template_dims", p.plugin->TemplateDimNames()},
           {"importers", p.plugin->Importers()}, {"task_suites", p.plugin->TaskSuites()},
           {"intrinsics", intrinsics}};

@@ -16,7 +16,9 @@ namespace ucmoh {
 
 // Bump when the meaning or order of any dimension changes; models and
 // registries record the version they were trained on.
-constexpr int kFeatureSchemaVersion = 1;
+// 2: the target token describes the record's hardware (nominal clock), not the
+//    featurizing host's.
+constexpr int kFeatureSchemaVersion = 2;
 constexpr int kGenericDims = 56;
 constexpr int kFeatureDim = kGenericDims + kTemplateDims;
 
@@ -35,8 +37,9 @@ struct TokenMatrix {
   const float* row(int t) const { return values.data() + static_cast<size_t>(t) * kFeatureDim; }
 };
 
+// The target token comes from `hardware`: the machine the program ran on.
 // Fails (InvalidArgument) on an AST without stages or with non-finite values.
-Expected<TokenMatrix> Featurize(const ProgramAst& ast, const TargetInfo& target,
+Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& hardware,
                                 const IntrinsicInfo& intrinsic);
 
 }  // namespace ucmoh

@@ -20,7 +20,7 @@ namespace ucmoh {
 
 // Bump whenever this header, program_ast.h, record.h, target.h, params.h or
 // status.h change layout or virtual functions.
-constexpr int kPluginAbiVersion = 1;
+constexpr int kPluginAbiVersion = 2;  // 2: records carry hardware; Lower takes it
 
 struct MeasureOptions {
   int threads = 0;               // 0: what the schedule asks for
@@ -40,10 +40,14 @@ class TargetPlugin {
   // one short name each (documented in docs/features.md).
   virtual std::vector<std::string> TemplateDimNames() const = 0;
 
-  // Lowers a program (task + schedule on one of this plugin's intrinsics) to
-  // the AST of what runs, filling each stage's template values.
+  // Lowers a program (task + schedule on one of this plugin's intrinsics, run
+  // on `hardware`: the record's, never this host's) to the AST of what runs,
+  // filling each stage's template values. Validation (does the schedule fit
+  // that machine?) reads `hardware` too; refuse hardware the plugin cannot
+  // model with a message that names it.
   virtual Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
-                                     const ParamMap& schedule) const = 0;
+                                     const ParamMap& schedule,
+                                     const HardwareParams& hardware) const = 0;
 
   // Named task suites (e.g. "resnet50") and their tasks for one intrinsic.
   virtual std::vector<std::string> TaskSuites() const { return {}; }
@@ -52,7 +56,8 @@ class TargetPlugin {
     return Status::NotFound("no task suite '" + suite + "' for " + intrinsic);
   }
 
-  // Draws `count` distinct valid schedules for a task, reproducibly from `seed`.
+  // Draws `count` distinct valid schedules for a task, reproducibly from
+  // `seed`, valid on Target().hardware (the machine new measurements run on).
   virtual Expected<std::vector<ParamMap>> SampleSchedules(const Task& task,
                                                           const std::string& intrinsic,
                                                           int64_t count,
@@ -65,7 +70,8 @@ class TargetPlugin {
     return Status::Unsupported(Target().name + " has no importer '" + format + "' for " + path);
   }
 
-  // Optional: run a program on this host and time it.
+  // Optional: run a program on this host and time it. The record it returns
+  // carries this host's hardware (Target().hardware, with its nominal clock).
   virtual Status CanMeasure(const std::string& intrinsic) const {
     return Status::Unsupported(Target().name + " cannot measure " + intrinsic + " on this host");
   }

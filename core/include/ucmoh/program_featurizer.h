@@ -1,5 +1,6 @@
 // Record -> tokens: find the record's plugin, lower its program, featurize.
 // The one path every consumer (features report, training, prediction) uses.
+// Both read the record's hardware, never this host's.
 #pragma once
 
 #include "ucmoh/features.h"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ucmoh/params.h"
+#include "ucmoh/target.h"
 
 namespace ucmoh {
 
@@ -38,11 +39,13 @@ struct Record {
   ParamMap schedule;
   LatencyStats latency;
   Provenance provenance;
+  HardwareParams hardware;  // the machine the latency was measured on
 };
 
 // A stable identity of the program a record measured (target, intrinsic,
-// task key, canonical schedule): resumable measurement skips records whose
-// program key is already present.
+// task key, canonical schedule, the hardware it ran on): resumable
+// measurement skips records whose program key is already present, and the
+// same program measured on two machines is two records.
 std::string ProgramKey(const Record& record);
 
 }  // namespace ucmoh

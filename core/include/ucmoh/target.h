@@ -7,7 +7,11 @@
 
 namespace ucmoh {
 
-// Hardware parameters; 0 means "not applicable" (no warp size on a CPU).
+// Hardware parameters; 0 means "not applicable" (no warp size on a CPU) or
+// "unknown". Every record carries the HardwareParams of the machine it ran on
+// (docs/records.md, "hardware"); lowering, validation and featurization read
+// that, never the machine that featurizes. A plugin's TargetInfo::hardware is
+// only the default for new measurements.
 struct HardwareParams {
   std::string model;             // "Intel(R) Xeon(R) ...", "NVIDIA Ampere (sm_80)"
   bool is_gpu = false;
@@ -22,9 +26,15 @@ struct HardwareParams {
   double max_threads_per_block = 0;
   double shared_bytes_per_block = 0;
   double registers_per_sm = 0;
-  double clock_ghz = 0;
-  std::vector<std::string> flags;  // CPU feature flags or GPU capabilities
+  double clock_ghz = 0;          // nominal (base) clock, never a momentary reading
+  std::vector<std::string> flags;  // ISA extensions (CPU) or capabilities (GPU) that matter
 };
+
+bool operator==(const HardwareParams& a, const HardwareParams& b);
+inline bool operator!=(const HardwareParams& a, const HardwareParams& b) { return !(a == b); }
+
+// A canonical one-line text form of every field, used in program keys.
+std::string HardwareKey(const HardwareParams& hardware);
 
 struct IntrinsicInfo {
   std::string name;          // "<target>.<name>"
@@ -39,7 +49,7 @@ struct IntrinsicInfo {
 struct TargetInfo {
   std::string name;          // "x86", "arm", "tensorcore"
   std::string description;
-  HardwareParams hardware;
+  HardwareParams hardware;   // what new measurements run on (x86: this host)
 };
 
 // Bits of one element of a type name used above (u8s8 counts 8).

@@ -58,17 +58,21 @@ Status CpuGemmPlugin::UnknownIntrinsic(const std::string& intrinsic) const {
                           "' (it has " + known + ")");
 }
 
-Expected<IsaProfile> CpuGemmPlugin::Profile(const std::string& intrinsic) const {
+Expected<IsaProfile> CpuGemmPlugin::Profile(const std::string& intrinsic,
+                                            const HardwareParams& hardware) const {
   const CpuGemmIntrinsic* found = FindIntrinsic(intrinsic);
   if (!found) return UnknownIntrinsic(intrinsic);
-  return MakeIsaProfile(found->info, found->vector_registers, target_.hardware);
+  if (hardware.is_gpu)
+    return Status::InvalidArgument(target_.name + " lowers CPU programs, but the hardware '" + hardware.model +
+                                   "' is a GPU");
+  return MakeIsaProfile(found->info, found->vector_registers, hardware);
 }
 
 Expected<GemmPlan> CpuGemmPlugin::Plan(const Task& task, const std::string& intrinsic,
-                                       const ParamMap& schedule) const {
+                                       const ParamMap& schedule, const HardwareParams& hardware) const {
   const CpuGemmIntrinsic* found = FindIntrinsic(intrinsic);
   if (!found) return UnknownIntrinsic(intrinsic);
-  auto profile = Profile(intrinsic);
+  auto profile = Profile(intrinsic, hardware);
   if (!profile.ok()) return profile.status();
   auto problem = ProblemFromTask(task, found->info);
   if (!problem.ok()) return problem.status();
@@ -80,8 +84,8 @@ Expected<GemmPlan> CpuGemmPlugin::Plan(const Task& task, const std::string& intr
 }
 
 Expected<ProgramAst> CpuGemmPlugin::Lower(const Task& task, const std::string& intrinsic,
-                                          const ParamMap& schedule) const {
-  auto plan = Plan(task, intrinsic, schedule);
+                                          const ParamMap& schedule, const HardwareParams& hardware) const {
+  auto plan = Plan(task, intrinsic, schedule, hardware);
   if (!plan.ok()) return plan.status();
   return LowerGemm(*plan);
 }
@@ -98,7 +102,7 @@ Expected<std::vector<ParamMap>> CpuGemmPlugin::SampleSchedules(const Task& task,
                                                                int64_t count, uint64_t seed) const {
   const CpuGemmIntrinsic* found = FindIntrinsic(intrinsic);
   if (!found) return UnknownIntrinsic(intrinsic);
-  auto profile = Profile(intrinsic);
+  auto profile = Profile(intrinsic, target_.hardware);
   if (!profile.ok()) return profile.status();
   auto problem = ProblemFromTask(task, found->info);
   if (!problem.ok()) return problem.status();

@@ -2,10 +2,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <regex>
 #include <fstream>
 #include <sstream>
 
 #include "ucmoh/x86/host_hardware.h"
+#include "ucmoh/x86/x86_intrinsics.h"
 
 namespace ucmoh::x86 {
 
@@ -48,6 +51,28 @@ bool HasFlag(const HardwareParams& hardware, const std::string& flag) {
   return std::find(hardware.flags.begin(), hardware.flags.end(), flag) != hardware.flags.end();
 }
 
+double NominalClockGhz(const std::string& model, const std::string& base_frequency_khz) {
+  static const std::regex kAtGhz(R"(@\s*([0-9]+(\.[0-9]+)?)\s*GHz)");
+  std::smatch match;
+  if (std::regex_search(model, match, kAtGhz)) return std::strtod(match[1].str().c_str(), nullptr);
+  const double khz = std::strtod(base_frequency_khz.c_str(), nullptr);
+  return khz > 0 ? khz / 1e6 : 0.0;
+}
+
+HardwareParams RecordedHardware(const HardwareParams& host) {
+  std::vector<std::string> isa;
+  for (const cpu_gemm::CpuGemmIntrinsic& intrinsic : X86Intrinsics())
+    for (const auto& alternatives : RequiredCpuFlags(intrinsic.info.name))
+      isa.insert(isa.end(), alternatives.begin(), alternatives.end());
+  HardwareParams recorded = host;
+  recorded.flags.clear();
+  for (const std::string& flag : host.flags)
+    if (std::find(isa.begin(), isa.end(), flag) != isa.end() &&
+        std::find(recorded.flags.begin(), recorded.flags.end(), flag) == recorded.flags.end())
+      recorded.flags.push_back(flag);
+  return recorded;
+}
+
 HardwareParams ReadHostHardware() {
   const CpuinfoFields cpuinfo = ParseCpuinfo(ReadFile("/proc/cpuinfo"));
   const CacheSizes caches = ReadHostCaches();
@@ -63,7 +88,7 @@ HardwareParams ReadHostHardware() {
   hw.l1_bytes = caches.l1d_bytes;
   hw.l2_bytes = caches.l2_bytes;
   hw.l3_bytes = caches.l3_bytes;
-  hw.clock_ghz = cpuinfo.mhz / 1000.0;
+  hw.clock_ghz = NominalClockGhz(hw.model, ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency"));
   return hw;
 }
 

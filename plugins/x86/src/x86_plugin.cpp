@@ -20,7 +20,7 @@ namespace {
 TargetInfo X86Target(HardwareParams hardware) {
   TargetInfo target;
   target.name = "x86";
-  target.description = "the x86-64 host CPU, read when the plugin loads";
+  target.description = "the x86-64 host CPU, read when the plugin loads (what new measurements record)";
   target.hardware = std::move(hardware);
   return target;
 }
@@ -49,7 +49,7 @@ constexpr uint64_t kOperandSeed = 20240611;
 X86Plugin::X86Plugin() : X86Plugin(ReadHostHardware()) {}
 
 X86Plugin::X86Plugin(HardwareParams hardware)
-    : CpuGemmPlugin(X86Target(std::move(hardware)), X86Intrinsics()) {}
+    : CpuGemmPlugin(X86Target(RecordedHardware(hardware)), X86Intrinsics()), host_(std::move(hardware)) {}
 
 X86Plugin::~X86Plugin() = default;
 
@@ -83,7 +83,7 @@ Expected<std::shared_ptr<GemmOperands>> X86Plugin::OperandsFor(const cpu_gemm::G
 Expected<Record> X86Plugin::Measure(const Task& task, const std::string& intrinsic,
                                     const ParamMap& schedule, const MeasureOptions& options) const {
   UCMOH_RETURN_IF_ERROR(CanMeasure(intrinsic));
-  auto plan = Plan(task, intrinsic, schedule);
+  auto plan = Plan(task, intrinsic, schedule, Target().hardware);
   if (!plan.ok()) return plan.status();
   if (options.threads > 0 && options.threads != plan->schedule.threads) {
     return Status::InvalidArgument("measure options ask for " + std::to_string(options.threads) +
@@ -115,7 +115,8 @@ Expected<Record> X86Plugin::Measure(const Task& task, const std::string& intrins
   record.task = task;
   record.schedule = schedule;
   record.latency = timing.stats;
-  record.provenance = MeasuredProvenance(Target().hardware, intrinsic, plan->schedule.threads, team_->cpus());
+  record.provenance = MeasuredProvenance(host_, intrinsic, plan->schedule.threads, team_->cpus());
+  record.hardware = Target().hardware;
   record.provenance.details["runs_per_repeat"] = timing.runs_per_repeat;
   record.provenance.details["warmup_s"] = timing.warmup_s;
   record.provenance.details["remeasured"] = static_cast<int64_t>(remeasured);

@@ -39,7 +39,8 @@ class MinimalPlugin : public ucmoh::TargetPlugin {
     return std::vector<std::string>(ucmoh::kTemplateDims, "unused");
   }
   ucmoh::Expected<ucmoh::ProgramAst> Lower(const ucmoh::Task&, const std::string& intrinsic,
-                                           const ucmoh::ParamMap&) const override {
+                                           const ucmoh::ParamMap&,
+                                           const ucmoh::HardwareParams&) const override {
     return ucmoh::Status::Unsupported("test-only plugin cannot lower " + intrinsic);
   }
   ucmoh::Expected<std::vector<ucmoh::ParamMap>> SampleSchedules(const ucmoh::Task&,

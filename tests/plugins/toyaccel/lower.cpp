@@ -92,8 +92,12 @@ AstNode KLoop(const Gemm& g, const Schedule& s, const ucmoh::TemplateValues& t) 
 }  // namespace
 
 Expected<ProgramAst> ToyAccelPlugin::Lower(const ucmoh::Task& task, const std::string& intrinsic,
-                                           const ucmoh::ParamMap& params) const {
+                                           const ucmoh::ParamMap& params,
+                                           const ucmoh::HardwareParams& hardware) const {
   if (intrinsic != kMac) return Status::NotFound("toyaccel has no intrinsic '" + intrinsic + "'");
+  if (hardware.model != Target().hardware.model)
+    return Status::InvalidArgument("toyaccel models only '" + Target().hardware.model + "', not '" +
+                                   hardware.model + "'");
   auto gemm = ParseGemm(task);
   if (!gemm) return gemm.status();
   auto schedule = ParseSchedule(params);

@@ -44,7 +44,8 @@ class ToyAccelPlugin : public ucmoh::TargetPlugin {
   std::vector<ucmoh::IntrinsicInfo> Intrinsics() const override;
   std::vector<std::string> TemplateDimNames() const override;
   ucmoh::Expected<ucmoh::ProgramAst> Lower(const ucmoh::Task& task, const std::string& intrinsic,
-                                           const ucmoh::ParamMap& schedule) const override;
+                                           const ucmoh::ParamMap& schedule,
+                                           const ucmoh::HardwareParams& hardware) const override;
   std::vector<std::string> TaskSuites() const override;
   ucmoh::Expected<std::vector<ucmoh::Task>> Tasks(const std::string& suite,
                                                   const std::string& intrinsic) const override;

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ucmoh/params.h"
+#include "ucmoh/task_split.h"
 
 namespace ucmoh::registry {
 
@@ -36,6 +38,12 @@ struct ModelVersion {
   std::string tool_version;             // filled by the store
   std::string weights_sha256;           // blob with the serialized weights
   std::vector<std::string> snapshot_sha256s;  // blobs of this version's snapshots
+  // Every learned intrinsic's pinned held-out tasks as of this version (fixed
+  // when the intrinsic was first learned, extended for tasks that came later).
+  std::map<std::string, TaskSplit> task_splits;
+  // The tasks this version's training step trained on, per intrinsic; verify
+  // checks that none of them is held out for that intrinsic.
+  std::map<std::string, std::vector<std::string>> trained_tasks;
 };
 
 // The Fisher importance and anchor parameters kept for a version, which the

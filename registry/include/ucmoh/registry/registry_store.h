@@ -48,7 +48,7 @@ struct GcResult {
 class RegistryStore {
  public:
   // Current on-disk schema, and the oldest this tool can still read/upgrade.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;  // 3: records carry their hardware (feature schema 2)
   static constexpr int kOldestReadableSchema = 1;
 
   static Expected<std::unique_ptr<RegistryStore>> Open(const std::string& path, OpenMode mode,

@@ -34,18 +34,20 @@ class CpuGemmPlugin : public TargetPlugin {
   std::vector<IntrinsicInfo> Intrinsics() const override;
   std::vector<std::string> TemplateDimNames() const override;
   Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
-                             const ParamMap& schedule) const override;
+                             const ParamMap& schedule,
+                             const HardwareParams& hardware) const override;
   std::vector<std::string> TaskSuites() const override;
   Expected<std::vector<Task>> Tasks(const std::string& suite,
                                     const std::string& intrinsic) const override;
   Expected<std::vector<ParamMap>> SampleSchedules(const Task& task, const std::string& intrinsic,
                                                   int64_t count, uint64_t seed) const override;
 
-  // One of this target's intrinsics on this target's hardware.
-  Expected<IsaProfile> Profile(const std::string& intrinsic) const;
-  // The plan a driver runs (and Lower describes) for one program.
-  Expected<GemmPlan> Plan(const Task& task, const std::string& intrinsic,
-                          const ParamMap& schedule) const;
+  // One of this target's intrinsics on a given CPU (a record's hardware, or
+  // Target().hardware for new measurements). Refuses a GPU.
+  Expected<IsaProfile> Profile(const std::string& intrinsic, const HardwareParams& hardware) const;
+  // The plan a driver runs (and Lower describes) for one program on `hardware`.
+  Expected<GemmPlan> Plan(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
+                          const HardwareParams& hardware) const;
 
  protected:
   // The intrinsic, or nullptr when this target has none of that name.

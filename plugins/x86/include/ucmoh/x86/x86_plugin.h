@@ -16,7 +16,9 @@ class ThreadTeam;
 class X86Plugin : public cpu_gemm::CpuGemmPlugin {
  public:
   X86Plugin();                                     // reads this host
-  explicit X86Plugin(HardwareParams hardware);     // a given machine (tests)
+  // A given machine (tests). Target().hardware is RecordedHardware(hardware):
+  // what a record measured here carries; the full flags go to provenance.
+  explicit X86Plugin(HardwareParams hardware);
   ~X86Plugin() override;
 
   // Ok when the hardware's CPU flags include everything the intrinsic's
@@ -32,6 +34,7 @@ class X86Plugin : public cpu_gemm::CpuGemmPlugin {
  private:
   Expected<std::shared_ptr<GemmOperands>> OperandsFor(const cpu_gemm::GemmPlan& plan) const;
 
+  HardwareParams host_;  // the full reading, flags and all, for provenance
   mutable std::mutex measure_mutex_;
   mutable std::string operands_key_;
   mutable std::shared_ptr<GemmOperands> operands_;
