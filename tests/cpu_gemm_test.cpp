@@ -60,6 +60,7 @@ std::vector<std::pair<const cpu_gemm::CpuGemmPlugin*, IntrinsicInfo>> AllIntrins
         static_cast<const cpu_gemm::CpuGemmPlugin*>(&Arm())}) {
     for (const IntrinsicInfo& info : plugin->Intrinsics()) all.emplace_back(plugin, info);
   }
+  EXPECT_EQ(all.size(), 6u) << "x86's four and arm's two";
   return all;
 }
 
@@ -280,6 +281,7 @@ TEST(CpuGemmSampling, TinyProblemsStillSample) {
   // 1 x 1 x 1: one tile everywhere; the family still has many distinct schedules.
   auto samples = Arm().SampleSchedules(GemmTask(1, 1, 1), "arm.neon", 50, 1);
   ASSERT_TRUE(samples.ok()) << samples.status().message();
+  ASSERT_EQ(samples->size(), 50u);
   for (const ParamMap& p : *samples) {
     EXPECT_TRUE(Arm().Lower(GemmTask(1, 1, 1), "arm.neon", p, Arm().Target().hardware).ok());
   }
@@ -296,6 +298,7 @@ TEST(CpuGemmLowering, FlopsAreThoseOfTheTilePaddedProblem) {
     for (const Task& task : tasks) {
       auto samples = plugin->SampleSchedules(task, intrinsic.name, 60, 5);
       ASSERT_TRUE(samples.ok()) << samples.status().message();
+      ASSERT_EQ(samples->size(), 60u) << intrinsic.name << " " << task.key;
       for (const ParamMap& params : *samples) {
         auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
         ASSERT_TRUE(ast.ok()) << ast.status().message();
@@ -319,6 +322,7 @@ TEST(CpuGemmLowering, PackingStagesAppearExactlyWhenAsked) {
   const Task task = GemmTask(500, 300, 200);
   auto samples = TestX86().SampleSchedules(task, "x86.avx2", 200, 11);
   ASSERT_TRUE(samples.ok());
+  ASSERT_EQ(samples->size(), 200u);
   for (const ParamMap& params : *samples) {
     const std::string packing = std::get<std::string>(params.at("packing"));
     const bool pack_a = packing == "a" || packing == "ab";
@@ -351,6 +355,7 @@ TEST(CpuGemmLowering, ParallelLoopIsTheRootWithThreadsExtent) {
   const Task task = GemmTask(784, 256, 512, 2);
   auto samples = Arm().SampleSchedules(task, "arm.sdot", 100, 3);
   ASSERT_TRUE(samples.ok());
+  ASSERT_EQ(samples->size(), 100u);
   for (const ParamMap& params : *samples) {
     auto ast = Arm().Lower(task, "arm.sdot", params, Arm().Target().hardware);
     ASSERT_TRUE(ast.ok());
@@ -433,6 +438,7 @@ TEST(CpuGemmLowering, TemplateValuesAreFiniteOnEveryStage) {
   for (const auto& [plugin, intrinsic] : AllIntrinsics()) {
     auto samples = plugin->SampleSchedules(task, intrinsic.name, 30, 9);
     ASSERT_TRUE(samples.ok());
+    ASSERT_EQ(samples->size(), 30u) << intrinsic.name;
     for (const ParamMap& params : *samples) {
       auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
       ASSERT_TRUE(ast.ok());
@@ -455,6 +461,7 @@ TEST(CpuGemmLowering, SamplesFeaturizeToFiniteTokens) {
   for (const auto& [plugin, intrinsic] : AllIntrinsics()) {
     auto samples = plugin->SampleSchedules(task, intrinsic.name, 20, 13);
     ASSERT_TRUE(samples.ok());
+    ASSERT_EQ(samples->size(), 20u) << intrinsic.name;
     for (const ParamMap& params : *samples) {
       auto ast = plugin->Lower(task, intrinsic.name, params, plugin->Target().hardware);
       ASSERT_TRUE(ast.ok());
@@ -595,8 +602,11 @@ TEST(CpuGemmHost, X86HardwareIsReadFromThisHost) {
 }
 
 TEST(CpuGemmHost, CanMeasureAgreesWithProcCpuinfo) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "not an x86-64 host";
+#endif
   const std::set<std::string> flags = ProcCpuinfoFlags();
-  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags";
+  ASSERT_FALSE(flags.empty()) << "/proc/cpuinfo has no flags line";
   const x86::X86Plugin host;
   const bool avx512f = flags.count("avx512f") > 0;
   const std::map<std::string, bool> expected = {
@@ -624,6 +634,7 @@ TEST(CpuGemmHost, HostSchedulesRespectHostCores) {
   const double cores = host.Target().hardware.cores;
   auto samples = host.SampleSchedules(GemmTask(3136, 256, 64), "x86.avx2", 100, 21);
   ASSERT_TRUE(samples.ok()) << samples.status().message();
+  ASSERT_EQ(samples->size(), 100u);
   for (const ParamMap& p : *samples) EXPECT_LE(std::get<int64_t>(p.at("threads")), cores);
 }
 

@@ -161,6 +161,8 @@ TEST(Fisher, EveryEntryMatchesFiniteDifferences) {
     EXPECT_GT(checked, 300);
     EXPECT_EQ(mismatched, 0);
   }
+  ASSERT_FALSE(whole->tensors.empty());
+  ASSERT_EQ(whole->tensors.size(), mean_of_groups.size());
   for (size_t ti = 0; ti < whole->tensors.size(); ++ti)
     for (size_t k = 0; k < mean_of_groups[ti].size(); ++k)
       EXPECT_NEAR(whole->tensors[ti].importance[k], mean_of_groups[ti][k], 1e-5 * (1 + mean_of_groups[ti][k]));
@@ -240,6 +242,8 @@ TEST(Ewc, OnlineMergeDecaysOldImportanceAndMovesTheAnchor) {
   EXPECT_EQ(merged->method, "online");
   EXPECT_EQ(merged->intrinsics, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(merged->metadata.at("merged"), "2");
+  ASSERT_EQ(merged->tensors.size(), fresh.tensors.size());
+  ASSERT_FALSE(merged->tensors.empty());
   for (size_t i = 0; i < merged->tensors.size(); ++i) {
     EXPECT_EQ(merged->tensors[i].anchor, fresh.tensors[i].anchor);
     for (size_t k = 0; k < merged->tensors[i].importance.size(); ++k)

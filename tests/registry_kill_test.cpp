@@ -19,6 +19,7 @@
 
 #include "command_runner.h"
 #include "registry_test_support.h"
+#include "shared_data.h"
 
 namespace fs = std::filesystem;
 
@@ -66,11 +67,11 @@ pid_t Spawn(const std::string& db, const std::vector<std::string>& args) {
   return pid;
 }
 
+// The public int8 CUTLASS file; call after UCMOH_SKIP_WITHOUT_SHARED_DATA.
 std::string Int8Csv() {
-  const char* env = std::getenv("UCMOH_DATA_DIR");
-  const std::string dir = env ? env : std::string(UCMOH_SOURCE_DIR) + "/../shared/data";
-  const std::string csv = dir + "/cutlass/resnet50_cutlass_profiler_result_int8.csv";
-  return fs::exists(csv) ? csv : "";
+  const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
+  EXPECT_TRUE(fs::exists(csv)) << csv << " is missing from the shared data folder";
+  return csv;
 }
 
 size_t VersionCount(const std::string& db) {
@@ -80,8 +81,8 @@ size_t VersionCount(const std::string& db) {
 }
 
 TEST(RegistryKill, AddIntrinsicKilledAtRandomLeavesOldOrNewVersion) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   const std::string csv = Int8Csv();
-  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
   Scratch scratch;
   const std::string db = scratch.Path("kill.db");
   ASSERT_EQ(Registry(db, "init").rc, 0);
@@ -122,8 +123,8 @@ TEST(RegistryKill, AddIntrinsicKilledAtRandomLeavesOldOrNewVersion) {
 }
 
 TEST(RegistryKill, PredictShowEventsAndGc) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   const std::string csv = Int8Csv();
-  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
   Scratch scratch;
   const std::string db = scratch.Path("cmds.db");
   const std::string records = scratch.Path("int8.jsonl");
@@ -154,8 +155,8 @@ TEST(RegistryKill, PredictShowEventsAndGc) {
 }
 
 TEST(RegistryKill, VerifyAndPullRefuseCorruptedWeights) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   const std::string csv = Int8Csv();
-  if (csv.empty()) GTEST_SKIP() << "CUTLASS data absent (set UCMOH_DATA_DIR)";
   Scratch scratch;
   const std::string db = scratch.Path("corrupt.db");
   ASSERT_EQ(Registry(db, "init").rc, 0);

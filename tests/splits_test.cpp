@@ -189,6 +189,8 @@ TEST(Splits, ByTargetHoldsOutOneTarget) {
   auto split = MakeSplit(set, options);
   ASSERT_TRUE(split.ok()) << split.status().message();
   ExpectPartition(set, *split);
+  ASSERT_FALSE(split->test.empty());
+  ASSERT_FALSE(split->train.empty());
   for (int32_t p : split->test) EXPECT_EQ(set.tasks[set.task[p]].target, "arm");
   for (int32_t p : split->train) EXPECT_EQ(set.tasks[set.task[p]].target, "x86");
 }

@@ -1,6 +1,6 @@
 // The tensorcore plugin through its static implementation library: the
-// target description, the CUTLASS importer on the public data (skipped when
-// ../shared/data is absent), the lowering's honesty about flops, schedule
+// target description, the CUTLASS importer on the public data (skipped only
+// when the shared data folder is absent), the lowering's honesty about flops, schedule
 // validation, sampling and featurization.
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "shared_data.h"
 #include "tensorcore_plugin.h"
 #include "ucmoh/features.h"
 #include "ucmoh/params.h"
@@ -28,16 +29,7 @@ const tensorcore::TensorCorePlugin& Plugin() {
   return plugin;
 }
 
-std::string CutlassDataDir() {
-  const char* env = std::getenv("UCMOH_DATA_DIR");
-  const std::string data = env && *env ? env : std::string(UCMOH_SOURCE_DIR) + "/../shared/data";
-  return data + "/cutlass";
-}
-
-#define SKIP_WITHOUT_CUTLASS_DATA()                                                      \
-  if (!fs::is_directory(CutlassDataDir()))                                               \
-  GTEST_SKIP() << "public CUTLASS data folder not found: " << CutlassDataDir()           \
-               << " (set UCMOH_DATA_DIR to the folder that holds cutlass/)"
+using ucmoh::testing::CutlassDataDir;
 
 struct DataFile {
   std::string name;
@@ -57,14 +49,16 @@ const std::vector<DataFile>& DataFiles() {
   return kFiles;
 }
 
-// Imports each public file once for all tests.
+// Imports each public file once for all tests; a failed import is not
+// cached, so every test that needs the file reports it.
 const std::vector<Record>& Imported(const std::string& name) {
   static std::map<std::string, std::vector<Record>> cache;
+  static const std::vector<Record> kNone;
   auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   auto records = Plugin().Import("cutlass", CutlassDataDir() + "/" + name);
   EXPECT_TRUE(records.ok()) << records.status().message();
-  return cache[name] = records.ok() ? *records : std::vector<Record>{};
+  return records.ok() ? cache[name] = std::move(*records) : kNone;
 }
 
 int64_t Int(const ParamMap& params, const std::string& key) {
@@ -213,7 +207,7 @@ TEST(TensorCorePlugin, Resnet50SuiteHas19LayersPerIntrinsic) {
 }
 
 TEST(TensorCoreImport, EachPublicFileImportsToItsRowCount) {
-  SKIP_WITHOUT_CUTLASS_DATA();
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   size_t total = 0;
   for (const DataFile& file : DataFiles()) {
     const auto& records = Imported(file.name);
@@ -244,7 +238,7 @@ TEST(TensorCoreImport, EachPublicFileImportsToItsRowCount) {
 }
 
 TEST(TensorCoreImport, RecordsCarryTheRowFaithfully) {
-  SKIP_WITHOUT_CUTLASS_DATA();
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   const auto& records = Imported("resnet50_cutlass_profiler_result.csv");
   ASSERT_FALSE(records.empty());
   // Line 2: cutlass_tensorop_h1688fprop_optimized_256x128_32x2_nhwc_align8, 1.51285 ms.
@@ -289,8 +283,9 @@ TEST(TensorCoreImport, RecordsCarryTheRowFaithfully) {
 }
 
 TEST(TensorCoreLowering, EveryImportedRecordLowersWithHonestFlops) {
-  SKIP_WITHOUT_CUTLASS_DATA();
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   for (const DataFile& file : DataFiles()) {
+    ASSERT_EQ(Imported(file.name).size(), file.rows) << file.name;
     for (const Record& r : Imported(file.name)) {
       auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       ASSERT_TRUE(ast.ok()) << r.task.key << ": " << ast.status().message();
@@ -499,6 +494,7 @@ TEST(TensorCoreSampling, ReproducibleDistinctAndValid) {
   const Task task = FirstResnetTask("tensorcore.h1688");
   auto all = Plugin().SampleSchedules(task, "tensorcore.h1688", 1000000, 1);
   ASSERT_TRUE(all.ok());
+  ASSERT_GT(all->size(), 40u) << "the whole h1688 space of " << task.key;
   std::set<std::string> distinct;
   for (const auto& s : *all) {
     distinct.insert(CanonicalString(s));
@@ -512,8 +508,9 @@ TEST(TensorCoreSampling, ReproducibleDistinctAndValid) {
 }
 
 TEST(TensorCoreFeatures, ImportedRecordsFeaturizeToFiniteTokens) {
-  SKIP_WITHOUT_CUTLASS_DATA();
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
   for (const DataFile& file : DataFiles()) {
+    ASSERT_EQ(Imported(file.name).size(), file.rows) << file.name;
     for (const Record& r : Imported(file.name)) {
       auto ast = Plugin().Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       ASSERT_TRUE(ast.ok()) << ast.status().message();

@@ -15,6 +15,8 @@
 #include "ucmoh/splits.h"
 #include "ucmoh/xgboost_baseline.h"
 
+#include "shared_data.h"
+
 namespace ucmoh {
 namespace {
 
@@ -148,38 +150,14 @@ TEST(XgboostBaseline, ErrorsAreValues) {
 
 // ---- Real data: ResNet-50 conv2d kernels profiled by CUTLASS on an Ampere GPU.
 
-std::string DataDir() {
-  const char* env = std::getenv("UCMOH_DATA_DIR");
-  return env ? env : UCMOH_SOURCE_DIR "/../shared/data";
-}
-
-bool Exists(const std::string& path) { return std::ifstream(path).good(); }
-
-// The project's plugins.json, or (while other plugins are still being built)
-// a manifest with only the tensorcore plugin.
-Expected<PluginSet> LoadTensorcorePlugins(std::string* why_not) {
-  auto all = LoadPlugins(UCMOH_SOURCE_DIR "/plugins.json");
-  if (all.ok()) return all;
-  *why_not = all.status().message();
-#ifdef UCMOH_PLUGIN_DIR
-  const std::string manifest = TempPath("tensorcore_only_plugins.json");
-  std::ofstream(manifest) << R"({"plugins": [{"name": "tensorcore", "library": ")" UCMOH_PLUGIN_DIR
-                             R"(/libucmoh_tensorcore.so", "abi": 1}]})";
-  auto only = LoadPlugins(manifest);
-  if (only.ok()) return only;
-  *why_not += "; tensorcore alone: " + only.status().message();
-#endif
-  return all.status();
-}
-
 TEST(XgboostBaseline, RanksHeldOutCutlassLayers) {
-  const std::string csv = DataDir() + "/cutlass/resnet50_cutlass_profiler_result.csv";
-  if (!Exists(csv)) GTEST_SKIP() << "no CUTLASS data at " << csv << " (set UCMOH_DATA_DIR)";
-  std::string why_not;
-  auto plugins = LoadTensorcorePlugins(&why_not);
-  if (!plugins.ok()) GTEST_SKIP() << "plugins are not loadable (build them first): " << why_not;
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  const std::string csv = testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result.csv";
+  // The project's own plugins are built with the tests: failing to load them is a failure.
+  auto plugins = LoadPlugins(UCMOH_SOURCE_DIR "/plugins.json");
+  ASSERT_TRUE(plugins.ok()) << plugins.status().message();
   const LoadedPlugin* tensorcore = plugins->ForTarget("tensorcore");
-  if (!tensorcore) GTEST_SKIP() << "no tensorcore plugin in the manifest";
+  ASSERT_NE(tensorcore, nullptr) << "no tensorcore plugin in " UCMOH_SOURCE_DIR "/plugins.json";
 
   auto records = tensorcore->plugin->Import("cutlass", csv);
   ASSERT_TRUE(records.ok()) << records.status().message();
@@ -197,6 +175,7 @@ TEST(XgboostBaseline, RanksHeldOutCutlassLayers) {
   auto scores = model->Predict(data.test);
   ASSERT_TRUE(scores.ok()) << scores.status().message();
   const RankingMetrics m = EvaluateRanking(data.test, *scores);
+  ASSERT_GT(m.tasks, 0) << "no held-out task was evaluated";
   std::printf("[ cutlass   ] %zu programs, %zu tasks; held out %lld tasks: PCA %.3f top-1 %.3f "
               "top-5 %.3f NDCG %.3f\n",
               set->size(), set->tasks.size(), static_cast<long long>(m.tasks), m.pca, m.top1, m.top5, m.ndcg);

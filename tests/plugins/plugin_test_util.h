@@ -26,7 +26,7 @@ inline std::string RealPlugin(const std::string& name) {
   return std::string(UCMOH_PLUGIN_DIR) + "/libucmoh_" + name + ".so";
 }
 
-// The real plugins this build has (x86, arm, tensorcore as they exist).
+// The project's plugins this build makes: x86, arm and tensorcore.
 inline std::vector<std::string> RealPluginNames() {
   std::vector<std::string> names;
   std::stringstream list(UCMOH_REAL_PLUGINS);

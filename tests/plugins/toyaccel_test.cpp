@@ -26,6 +26,7 @@ class ToyAccel : public testing::Test {
         dir_.Write("plugins.json", ManifestJson({{"toyaccel", plugin_test::TestPlugin("toyaccel")}}));
     auto set = ucmoh::LoadPlugins(manifest);
     ASSERT_TRUE(set.ok()) << set.status().message();
+    ASSERT_EQ(set->plugins().size(), 1u);
     plugin_ = set->plugins()[0].plugin;
   }
 
@@ -93,6 +94,7 @@ TEST_F(ToyAccel, LowersToLoadComputeStoreWithAllTheWork) {
   ucmoh::Task task = Gemm(100, 200, 300);  // ragged: edge tiles are padded
   auto schedules = plugin_->SampleSchedules(task, kMac, 30, 11);
   ASSERT_TRUE(schedules.ok());
+  ASSERT_EQ(schedules->size(), 30u);
   for (const ucmoh::ParamMap& schedule : *schedules) {
     auto ast = plugin_->Lower(task, kMac, schedule, plugin_->Target().hardware);
     ASSERT_TRUE(ast.ok()) << ast.status().message();
@@ -117,6 +119,7 @@ TEST_F(ToyAccel, FeaturizesIntoTheUnifiedTokens) {
   ucmoh::Task task = Gemm(128, 768, 256);
   auto schedules = plugin_->SampleSchedules(task, kMac, 5, 4);
   ASSERT_TRUE(schedules.ok());
+  ASSERT_EQ(schedules->size(), 5u);
   for (const ucmoh::ParamMap& schedule : *schedules) {
     auto ast = plugin_->Lower(task, kMac, schedule, plugin_->Target().hardware);
     ASSERT_TRUE(ast.ok());

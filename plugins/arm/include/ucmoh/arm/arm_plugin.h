@@ -1,7 +1,9 @@
-// Target "arm": a Neoverse-N1-class CPU (AWS Graviton2) with the NEON fp32
-// FMLA and the SDOT int8 dot-product intrinsics, and the shared blocked-GEMM
-// schedule family under NEON's 32-register budget. It does not measure (the
-// base class's CanMeasure says so): there is no aarch64 host yet.
+// Target "arm": a Neoverse-N1-class CPU (AWS Graviton2, fixed published
+// numbers) with the NEON fp32 FMLA and the SDOT int8 dot-product intrinsics,
+// and the shared blocked-GEMM schedule family under NEON's 32-register budget.
+// It samples, lowers and featurizes programs only: it has no micro-kernels,
+// no measurer (the base class's CanMeasure answers Unsupported) and no
+// importer, and the project has no arm records.
 #pragma once
 
 #include <vector>
