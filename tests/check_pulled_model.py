@@ -57,13 +57,25 @@ def agreement(torch, cpp, got):
     }
 
 
-def check_tokens_file(torch, model, tokens_path):
+def load_model(torch, model_dir):
+    model = torch.jit.load(os.path.join(model_dir, "model.pt"))
+    model.eval()
+    return model
+
+
+def score_tokens_file(torch, model, tokens_path):
+    """(C++ scores, the module's scores) of one --export-tokens file."""
     data = json.load(open(tokens_path))
     tokens = torch.tensor(data["tokens"], dtype=torch.float32)
     valid = torch.tensor(data["valid"], dtype=torch.float32)
     cpp = torch.tensor(data["scores"], dtype=torch.float32)
     with torch.no_grad():
         got = model(tokens, valid)
+    return cpp, got
+
+
+def check_tokens_file(torch, model, tokens_path):
+    cpp, got = score_tokens_file(torch, model, tokens_path)
     if got.shape != cpp.shape:
         return {"programs": len(cpp), "ok": False, "error": f"shape {tuple(got.shape)} != {tuple(cpp.shape)}"}
     return agreement(torch, cpp, got)
@@ -80,8 +92,7 @@ def describe(a):
 
 def check_pulled_dir(torch, model_dir, tokens_files):
     """{tokens file: agreement} for one pulled directory."""
-    model = torch.jit.load(os.path.join(model_dir, "model.pt"))
-    model.eval()
+    model = load_model(torch, model_dir)
     return {path: check_tokens_file(torch, model, path) for path in tokens_files}
 
 

@@ -6,10 +6,11 @@ usage: pulled_model_python_test.py --registry BIN --fixture BIN --plugins JSON -
 
 1. pulled_model_fixture (C++) writes one registry per configuration of
    tests/export_check/export_cases.cpp, each holding a briefly trained version,
-   and a records file per intrinsic (N programs each, evenly spaced);
-2. for each registry, `registry pull ucmoh@latest -o DIR` and, per intrinsic,
-   `registry predict --export-tokens` (the registry's C++ scores);
-3. check_pulled_model.py compares torch.jit.load(DIR/model.pt) with them.
+   and a records file per target (N programs of each intrinsic, evenly spaced);
+2. for each registry, `registry pull ucmoh@latest -o DIR` and, per records
+   file, `registry predict --export-tokens` (the registry's C++ scores);
+3. torch.jit.load(DIR/model.pt) is compared with them intrinsic by intrinsic
+   (check_pulled_model.py's rule).
 
 Exits 77 (skipped) only when this python cannot import torch.
 """
@@ -35,6 +36,20 @@ def run(command):
     return done.stdout
 
 
+def check_file(torch, model, case, tokens, rows):
+    """Problems of one tokens file, checked per intrinsic (rows [begin, end))."""
+    cpp, got = check_pulled_model.score_tokens_file(torch, model, tokens)
+    if got.shape != cpp.shape:
+        return [f"{case['name']} {tokens}: shape {tuple(got.shape)} != {tuple(cpp.shape)}"]
+    problems = []
+    for r in rows:
+        a = check_pulled_model.agreement(torch, cpp[r["begin"]:r["end"]], got[r["begin"]:r["end"]])
+        print(f"{'ok  ' if a['ok'] else 'FAIL'} {case['name']} {r['intrinsic']}: {check_pulled_model.describe(a)}")
+        if not a["ok"]:
+            problems.append(f"{case['name']} {r['intrinsic']}")
+    return problems
+
+
 def check_case(torch, args, case, records):
     """Pulls one configuration's model and checks it on every intrinsic."""
     registry = [args.registry, "--plugins", args.plugins, "--db", case["db"]]
@@ -43,22 +58,17 @@ def check_case(torch, args, case, records):
     manifest = json.load(open(os.path.join(pulled, "manifest.json")))
     problems = [f"manifest network {manifest['network']} != {case['network']}"] \
         if manifest["network"] != case["network"] else []
-    tokens = {}
-    for intrinsic, path in records.items():
-        tokens[intrinsic] = os.path.join(args.work, case["name"], f"tokens-{intrinsic}.json")
-        run(registry + ["predict", "--model", "ucmoh@latest", "--data", path, "--export-tokens", tokens[intrinsic]])
-    results = check_pulled_model.check_pulled_dir(torch, pulled, list(tokens.values()))
-    for intrinsic, path in tokens.items():
-        a = results[path]
-        print(f"{'ok  ' if a['ok'] else 'FAIL'} {case['name']} {intrinsic}: {check_pulled_model.describe(a)}")
-        if not a["ok"]:
-            problems.append(f"{case['name']} {intrinsic}")
-        os.remove(path)
+    model = check_pulled_model.load_model(torch, pulled)
+    for path, rows in records.items():
+        tokens = os.path.join(args.work, case["name"], "tokens.json")
+        run(registry + ["predict", "--model", "ucmoh@latest", "--data", path, "--export-tokens", tokens])
+        problems += check_file(torch, model, case, tokens, rows)
+        os.remove(tokens)
     return problems
 
 
 def coverage_problems(fixture):
-    records = fixture["records"]
+    records = [r["intrinsic"] for rows in fixture["records"].values() for r in rows]
     problems = [f"no records of {i}" for i in X86 if i not in records]
     tensor_core = [i for i in records if i.startswith("tensorcore.")]
     if fixture["cutlass_present"] and len(tensor_core) != TENSOR_CORE_INTRINSICS:
@@ -83,8 +93,9 @@ def main():
     problems = coverage_problems(fixture)
     for case in fixture["cases"]:
         problems += check_case(torch, args, case, fixture["records"])
+    intrinsics = sum(len(rows) for rows in fixture["records"].values())
     print(f"python torch {torch.__version__}: {len(fixture['cases'])} configurations x "
-          f"{len(fixture['records'])} intrinsics in {time.time() - start:.1f} s")
+          f"{intrinsics} intrinsics in {time.time() - start:.1f} s")
     if problems:
         print("FAILED: " + "; ".join(problems))
         return 1

@@ -75,6 +75,16 @@ std::string WorkDir() {
   return dir;
 }
 
+// Removes the work folder after the run unless a test failed (then it is
+// kept, with the registries and pulled models, for a look).
+class RemoveWorkDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (!::testing::UnitTest::GetInstance()->Failed()) fs::remove_all(WorkDir());
+  }
+};
+const auto* const kRemoveWorkDir = ::testing::AddGlobalTestEnvironment(new RemoveWorkDir);
+
 // The module's scores for every program of `set` in one batch, padded to the
 // set's longest program (Predict pads per length-sorted batch instead).
 std::vector<float> ModuleScores(torch::jit::Module& module, const ProgramSet& set) {

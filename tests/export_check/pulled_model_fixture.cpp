@@ -1,8 +1,8 @@
 // pulled_model_fixture WORK_DIR [PROGRAMS_PER_INTRINSIC]: what the Python
 // check of pulled models (tests/pulled_model_python_test.py) starts from. For
 // every ExportCase it writes a registry WORK_DIR/<case>/registry.db holding
-// one briefly trained version of that configuration, and for every intrinsic
-// with data a records file WORK_DIR/records/<intrinsic>.jsonl (the sample);
+// one briefly trained version of that configuration, and the sample of every
+// intrinsic with data as records files WORK_DIR/records/<target>.jsonl;
 // WORK_DIR/fixture.json lists both. The Python side then runs `registry pull`
 // and `registry predict --export-tokens` on them, as a user would.
 #include <filesystem>
@@ -21,14 +21,22 @@ namespace fs = std::filesystem;
 namespace ucmoh::testing {
 namespace {
 
+// One records file per target (records/<target>.jsonl: its intrinsics one
+// after the other), so one `registry predict` scores a whole target; the
+// listing names each intrinsic's rows [begin, end) in its file.
 Expected<nlohmann::json> WriteRecords(const SampleRecords& sample, const fs::path& dir) {
   fs::create_directories(dir);
+  std::map<std::string, std::vector<Record>> by_target;
   nlohmann::json files = nlohmann::json::object();
   for (const auto& [intrinsic, records] : sample.by_intrinsic) {
-    const std::string path = (dir / (intrinsic + ".jsonl")).string();
-    UCMOH_RETURN_IF_ERROR(WriteRecordsFile(path, records));
-    files[intrinsic] = path;
+    if (records.empty()) continue;
+    auto& rows = by_target[records.front().target];
+    const std::string path = (dir / (records.front().target + ".jsonl")).string();
+    files[path].push_back({{"intrinsic", intrinsic}, {"begin", rows.size()}, {"end", rows.size() + records.size()}});
+    rows.insert(rows.end(), records.begin(), records.end());
   }
+  for (const auto& [target, rows] : by_target)
+    UCMOH_RETURN_IF_ERROR(WriteRecordsFile((dir / (target + ".jsonl")).string(), rows));
   return files;
 }
 
