@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>

@@ -48,7 +48,7 @@ Status ImportCutlass(const PluginSet& plugins, const std::string& dir,
   const TargetPlugin* importer = nullptr;
   for (const auto& p : plugins.plugins())
     for (const auto& name : p.plugin->Importers())
-      if (name == "cutlass") importer = p.plugin.get();
+      if (name == "cutlass" && !importer) importer = p.plugin.get();
   if (!importer) return Status::NotFound("no loaded plugin imports 'cutlass'");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir))
