@@ -1,6 +1,9 @@
 // pull: a CostModel as a TorchScript module (built in C++ with
 // torch::jit::Module::define) plus a manifest. The TorchScript source mirrors
 // core/src/ucmoh_network.cpp and feature_normalizer.cpp op for op.
+// tests/torchscript_export_test.cpp (C++) and tests/pulled_model_python_test.py
+// (Python) check the two copies agree for every configuration the CLI trains
+// and every intrinsic with data (docs/registry.md, last section).
 #include <fmt/format.h>
 #include <torch/script.h>
 #include <torch/torch.h>
