@@ -46,7 +46,7 @@ class HeldOut : public ::testing::Test {
     if (!fs::exists(Int8Csv())) GTEST_SKIP() << "public CUTLASS data not found: " << Int8Csv();
     auto plugins = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
     ASSERT_TRUE(plugins.ok()) << plugins.status().message();
-    plugins_ = std::move(*plugins);
+    plugins_ = std::make_unique<PluginSet>(std::move(*plugins));
     auto store = RegistryStore::Open(dir_.Sub("r.db"), OpenMode::kCreate);
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(*store);
