@@ -51,12 +51,14 @@ TEST(RegistrySchema, OlderIsUpgradedWhenWritable) {
     EXPECT_EQ((*store)->schema_version(), RegistryStore::kSchemaVersion);
     auto events = (*store)->ListEvents();
     ASSERT_TRUE(events.ok());
+    ASSERT_GE(events->size(), 2u);
     EXPECT_EQ(events->back().kind, "schema_upgrade");
-    EXPECT_EQ(events->back().detail, "1 -> 2");
+    EXPECT_EQ((*events)[events->size() - 2].detail, "1 -> 2");
+    EXPECT_EQ(events->back().detail, "2 -> 3");
   }
   RawDb raw(path);
   ASSERT_TRUE(raw.ok());
-  EXPECT_EQ(raw.Get("metadata", "schema_version"), "2");
+  EXPECT_EQ(raw.Get("metadata", "schema_version"), "3");
   EXPECT_EQ(raw.Get("metadata", "record_count/x86.vnni"), "2");
   EXPECT_EQ(raw.Get("metadata", "record_count/arm.sdot"), "1");
 }
@@ -73,16 +75,38 @@ void ExpectRefused(const std::string& path, OpenMode mode, const std::string& st
       << m;
 }
 
+// Schema 3 needs every record to name its hardware; nothing can supply it, so a
+// schema-2 registry holding a record without it is refused, not upgraded.
+TEST(RegistrySchema, RecordsWithoutHardwareAreNotUpgraded) {
+  TempDir dir("schema2_no_hw");
+  const std::string path = MakeSchema1Registry(dir);
+  {
+    RawDb raw(path);
+    ASSERT_TRUE(raw.Put("metadata", "schema_version", "2").ok());
+    const std::string old_line =
+        R"({"target":"x86","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"
+        R"("schedule":{},"latency":{"median_s":1},"provenance":{"kind":"measured","source":"h"}})";
+    ASSERT_TRUE(raw.Put("records", std::string("x86.avx2") + '\0' + "old", old_line).ok());
+  }
+  auto store = RegistryStore::Open(path, OpenMode::kReadWrite);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), Status::Code::kUnsupported);
+  EXPECT_NE(store.status().message().find("without their hardware"), std::string::npos) << store.status().message();
+  RawDb raw(path);
+  EXPECT_EQ(raw.Get("metadata", "schema_version"), "2");  // left as it was
+}
+
 TEST(RegistrySchema, NewerIsRefusedNamingBothVersions) {
   TempDir dir("schema_new");
   const std::string path = dir.Sub("r.db");
   ASSERT_TRUE(RegistryStore::Open(path, OpenMode::kCreate).ok());
+  const std::string newer = std::to_string(RegistryStore::kSchemaVersion + 1);
   {
     RawDb raw(path);
-    ASSERT_TRUE(raw.Put("metadata", "schema_version", "3").ok());
+    ASSERT_TRUE(raw.Put("metadata", "schema_version", newer).ok());
   }
-  ExpectRefused(path, OpenMode::kReadWrite, "3");
-  ExpectRefused(path, OpenMode::kReadOnly, "3");
+  ExpectRefused(path, OpenMode::kReadWrite, newer);
+  ExpectRefused(path, OpenMode::kReadOnly, newer);
   {
     RawDb raw(path);
     ASSERT_TRUE(raw.Put("metadata", "schema_version", "0").ok());
@@ -106,7 +130,7 @@ TEST(RegistrySchema, NewerClassFormatIsRefused) {
     const std::string key = std::string(7, '\0') + "\x01";
     std::string value = raw.Get("versions", key);
     ASSERT_GT(value.size(), 5u);
-    ASSERT_EQ(value[1], 1);
+    ASSERT_EQ(value[1], 2);  // ModelVersion's class version
     value[1] = 9;
     ASSERT_TRUE(raw.Put("versions", key, value).ok());
   }

@@ -263,7 +263,7 @@ TEST(PluginLoader, MatchingSha256PinLoads) {
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (const std::string& pin : {*sha, upper}) {
     std::string manifest =
-        dir.Write("plugins.json", ManifestJson({{"toyaccel", TestPlugin("toyaccel"), 1, pin}}));
+        dir.Write("plugins.json", ManifestJson({{"toyaccel", TestPlugin("toyaccel"), ucmoh::kPluginAbiVersion, pin}}));
     auto set = ucmoh::LoadPlugins(manifest);
     ASSERT_TRUE(set.ok()) << set.status().message();
     EXPECT_EQ(set->plugins()[0].library_sha256, *sha);
