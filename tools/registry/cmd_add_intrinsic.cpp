@@ -48,7 +48,11 @@ Command AddAddIntrinsicCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--gamma", args->options.gamma, "online-ewc decay")->capture_default_str();
   sub->add_option("--epochs", args->options.epochs, "Training epochs")->capture_default_str();
   sub->add_option("--seed", args->options.seed, "Training seed")->capture_default_str();
-  sub->add_option("--test-fraction", args->options.test_fraction, "Held-out tasks per intrinsic")->capture_default_str();
+  sub->add_option("--test-fraction", args->options.test_fraction,
+                  "Held-out tasks of NAME when it is first learned (later steps keep the pinned ones)")
+      ->capture_default_str();
+  sub->add_option("--split-seed", args->options.split_seed, "Seed of NAME's held-out tasks when first learned")
+      ->capture_default_str();
   sub->add_flag("--relearn", args->options.relearn, "Train an intrinsic that is already learned again");
   sub->add_flag("-q,--quiet", args->quiet, "No progress line");
   return {sub, [&global, args]() { return Run(global, *args); }};
