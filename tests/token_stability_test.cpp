@@ -55,7 +55,7 @@ std::vector<Record> Sample(const std::vector<Record>& all) {
   return out;
 }
 
-std::vector<Record> X86Sample() {
+std::vector<Record> ReadX86Sample() {
   std::vector<Record> out;
   for (const char* name : {"avx2", "avx512", "vnni", "bf16"}) {
     auto records = ReadRecordsFile(std::string(UCMOH_SOURCE_DIR) + "/data/x86/x86." + name + ".jsonl.gz");
@@ -66,6 +66,12 @@ std::vector<Record> X86Sample() {
     for (Record& r : Sample(plain)) out.push_back(std::move(r));
   }
   return out;
+}
+
+// Read once for all tests of the binary.
+const std::vector<Record>& X86Sample() {
+  static const std::vector<Record> sample = ReadX86Sample();
+  return sample;
 }
 
 std::vector<Record> CutlassSample(const TargetPlugin& plugin) {

@@ -10,9 +10,12 @@ namespace {
 
 using nlohmann::json;
 
-// The numeric fields by their JSON names, in the order they are written.
-std::vector<std::pair<const char*, double HardwareParams::*>> NumericFields() {
-  return {{"cores", &HardwareParams::cores},
+using NumericField = std::pair<const char*, double HardwareParams::*>;
+
+// The numeric fields by their JSON names, in the order they are written
+// (built once: every record read goes through this list).
+const std::vector<NumericField>& NumericFields() {
+  static const std::vector<NumericField> kFields = {{"cores", &HardwareParams::cores},
           {"vector_bytes", &HardwareParams::vector_bytes},
           {"vector_registers", &HardwareParams::vector_registers},
           {"cache_line_bytes", &HardwareParams::cache_line_bytes},
@@ -24,6 +27,7 @@ std::vector<std::pair<const char*, double HardwareParams::*>> NumericFields() {
           {"shared_bytes_per_block", &HardwareParams::shared_bytes_per_block},
           {"registers_per_sm", &HardwareParams::registers_per_sm},
           {"clock_ghz", &HardwareParams::clock_ghz}};
+  return kFields;
 }
 
 Status ReadFlags(const json& j, HardwareParams& hw) {
