@@ -67,8 +67,7 @@ HardwareParams RecordedHardware(const HardwareParams& host) {
   HardwareParams recorded = host;
   recorded.flags.clear();
   for (const std::string& flag : host.flags)
-    if (std::find(isa.begin(), isa.end(), flag) != isa.end() &&
-        std::find(recorded.flags.begin(), recorded.flags.end(), flag) == recorded.flags.end())
+    if (std::find(isa.begin(), isa.end(), flag) != isa.end() && !HasFlag(recorded, flag))
       recorded.flags.push_back(flag);
   return recorded;
 }
