@@ -2,6 +2,7 @@
 # XGBoost). Included from core/CMakeLists.txt; none of these files use torch.
 target_sources(ucmoh_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/program_set.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/rehearsal.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/splits.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/task_split.cpp

@@ -296,5 +296,37 @@ TEST(Ewc, StrongPenaltyHoldsParametersDuringFinetuning) {
   EXPECT_LT(moved_held, 0.2 * moved_plain) << "plain " << moved_plain << ", held " << moved_held;
 }
 
+// NormalizeImportance: the Fisher of a loss scaled by c is c² times larger,
+// and after normalisation the penalty is the same, so one λ means the same
+// on an intrinsic whose loss (or record count) is on another scale.
+TEST(Ewc, NormalisedFisherMakesThePenaltyInvariantToScalingTheLoss) {
+  ProgramSet first = RandomSet(6, 8, 31), second = RandomSet(6, 8, 32);
+  auto model = CostModel::Create(TinyNetwork());
+  ASSERT_TRUE(model.ok());
+  TrainOptions o;
+  o.epochs = 2;
+  o.val_fraction = 0;
+  ASSERT_TRUE(Train(*model, first, o).ok());
+  FisherOptions plain, scaled;
+  scaled.loss_scale = 10.0;
+  auto f1 = ComputeFisher(*model, first, plain);
+  auto f10 = ComputeFisher(*model, first, scaled);
+  ASSERT_TRUE(f1.ok() && f10.ok());
+  CostModel moved = model->Clone();
+  o.mode = TransferMode::kFinetune;
+  ASSERT_TRUE(Train(moved, second, o).ok());
+  const double raw1 = EwcPenaltyValue(*MakeEwcPenalty({*f1}, 1.0), moved);
+  const double raw10 = EwcPenaltyValue(*MakeEwcPenalty({*f10}, 1.0), moved);
+  ASSERT_GT(raw1, 0);
+  EXPECT_NEAR(raw10 / raw1, 100.0, 1e-2) << "the raw Fisher scales with the loss squared";
+  NormalizeImportance(*f1);
+  NormalizeImportance(*f10);
+  const double norm1 = EwcPenaltyValue(*MakeEwcPenalty({*f1}, 1.0), moved);
+  const double norm10 = EwcPenaltyValue(*MakeEwcPenalty({*f10}, 1.0), moved);
+  EXPECT_NEAR(norm10 / norm1, 1.0, 1e-5);
+  EXPECT_NE(norm1, raw1);
+  EXPECT_EQ(f1->metadata.count("importance_mean"), 1u);
+}
+
 }  // namespace
 }  // namespace ucmoh

@@ -64,25 +64,25 @@ const RealSet& RealFp16Set() {
 LifelongOptions SmallRun(LifelongMethod method, std::vector<std::string> sequence) {
   LifelongOptions o;
   o.sequence = std::move(sequence);
-  o.method = method;
-  o.network.hidden = 32;
-  o.network.seed = 5;
-  o.training.epochs = 8;
-  o.training.learning_rate = 3e-3;
-  o.training.programs_per_group = 32;
-  o.training.groups_per_batch = 4;
-  o.training.patience = 100;  // train every epoch: the forgetting comparison wants equal work
-  o.training.val_fraction = 0;
-  o.training.seed = 2;
-  o.fisher.programs_per_group = 32;
+  o.step.method = method;
+  o.step.network.hidden = 32;
+  o.step.network.seed = 5;
+  o.step.training.epochs = 8;
+  o.step.training.learning_rate = 3e-3;
+  o.step.training.programs_per_group = 32;
+  o.step.training.groups_per_batch = 4;
+  o.step.training.patience = 100;  // train every epoch: the forgetting comparison wants equal work
+  o.step.training.val_fraction = 0;
+  o.step.training.seed = 2;
   o.plasticity_reference = false;
   return o;
 }
 
 // (b) The real two-intrinsic sequence h1688 -> h16816: after learning the
-// second intrinsic, EWC's LambdaRank loss on the first intrinsic's training
-// data is lower than plain fine-tuning's (same start, same data, same seeds).
-TEST(LifelongReal, EwcForgetsTheFirstIntrinsicLessThanFinetuning) {
+// second intrinsic, the default method's LambdaRank loss on the first
+// intrinsic's training data is lower than plain fine-tuning's (same start,
+// same data, same seeds, the default λ and rehearsal bound).
+TEST(LifelongReal, DefaultMethodForgetsTheFirstIntrinsicLessThanFinetuning) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   ASSERT_EQ(RealFp16Set().dropped, 0) << "records of the FP16 file that did not lower or featurize";
   const ProgramSet& set = RealFp16Set().set;
@@ -90,29 +90,32 @@ TEST(LifelongReal, EwcForgetsTheFirstIntrinsicLessThanFinetuning) {
   const std::vector<std::string> sequence = {"tensorcore.h1688", "tensorcore.h16816"};
   auto finetune = RunLifelong(set, SmallRun(LifelongMethod::kFinetune, sequence));
   ASSERT_TRUE(finetune.ok()) << finetune.status().message();
-  LifelongOptions ewc_options = SmallRun(LifelongMethod::kEwc, sequence);
-  ewc_options.lambda = 100;
-  auto ewc = RunLifelong(set, ewc_options);
-  ASSERT_TRUE(ewc.ok()) << ewc.status().message();
+  const LifelongMethod default_method = LifelongStepOptions{}.method;
+  auto kept = RunLifelong(set, SmallRun(default_method, sequence));
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
 
   // Step 0 is the same model in both runs.
-  EXPECT_DOUBLE_EQ(finetune->steps[0].train_loss[0], ewc->steps[0].train_loss[0]);
-  const double before = ewc->steps[0].train_loss[0];
+  EXPECT_DOUBLE_EQ(finetune->steps[0].train_loss[0], kept->steps[0].train_loss[0]);
+  const double before = kept->steps[0].train_loss[0];
   const double after_finetune = finetune->steps[1].train_loss[0];
-  const double after_ewc = ewc->steps[1].train_loss[0];
-  std::printf("loss on %s: after step 0 %.5f; after %s: finetune %.5f, ewc(lambda 100) %.5f (penalty %.5f)\n",
-              sequence[0].c_str(), before, sequence[1].c_str(), after_finetune, after_ewc,
-              ewc->steps[1].penalty);
-  std::printf("PCA R finetune: [%.4f %.4f; %.4f %.4f]  ewc: [%.4f %.4f; %.4f %.4f]\n", finetune->pca[0][0],
-              finetune->pca[0][1], finetune->pca[1][0], finetune->pca[1][1], ewc->pca[0][0], ewc->pca[0][1],
-              ewc->pca[1][0], ewc->pca[1][1]);
-  EXPECT_LT(after_ewc, after_finetune);
-  EXPECT_GT(ewc->steps[1].penalty, 0);
-  // The snapshot after step 0 is the Fisher over h1688's training data.
-  auto snapshot = DeserializeSnapshot(ewc->steps[0].snapshot);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
-  EXPECT_EQ(snapshot->intrinsics, std::vector<std::string>{"tensorcore.h1688"});
-  EXPECT_EQ(snapshot->method, "fisher");
+  const double after_default = kept->steps[1].train_loss[0];
+  std::printf("loss on %s: after step 0 %.5f; after %s: finetune %.5f, %s %.5f (penalty %.5f, %lld replayed)\n",
+              sequence[0].c_str(), before, sequence[1].c_str(), after_finetune, LifelongMethodName(default_method),
+              after_default, kept->steps[1].penalty, static_cast<long long>(kept->steps[1].replayed_programs));
+  std::printf("PCA R finetune: [%.4f %.4f; %.4f %.4f]  default: [%.4f %.4f; %.4f %.4f]\n", finetune->pca[0][0],
+              finetune->pca[0][1], finetune->pca[1][0], finetune->pca[1][1], kept->pca[0][0], kept->pca[0][1],
+              kept->pca[1][0], kept->pca[1][1]);
+  EXPECT_LT(after_default, after_finetune);
+  if (MethodReplays(default_method)) EXPECT_GT(kept->steps[1].replayed_programs, 0);
+  if (MethodUsesEwc(default_method)) {
+    EXPECT_GT(kept->steps[1].penalty, 0);
+    // The snapshot after step 0 is the (normalised) Fisher over h1688's training data.
+    auto snapshot = DeserializeSnapshot(kept->steps[0].snapshot);
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
+    EXPECT_EQ(snapshot->intrinsics, std::vector<std::string>{"tensorcore.h1688"});
+    EXPECT_EQ(snapshot->method, "fisher");
+    EXPECT_EQ(snapshot->metadata.count("importance_mean"), 1u);
+  }
 }
 
 // Synthetic tasks over three toy intrinsics whose latency depends on
@@ -146,12 +149,11 @@ ProgramSet ToySet() {
 
 LifelongOptions ToyRun(LifelongMethod method) {
   LifelongOptions o = SmallRun(method, {"toy.a", "toy.b", "toy.c"});
-  o.network.hidden = 16;
-  o.training.epochs = 3;
-  o.training.programs_per_group = 16;
-  o.fisher.programs_per_group = 16;
+  o.step.network.hidden = 16;
+  o.step.training.epochs = 3;
+  o.step.training.programs_per_group = 16;
   o.test_fraction = 0.3;
-  o.lambda = 1;
+  o.step.lambda = 1;
   o.plasticity_reference = true;
   return o;
 }
@@ -183,41 +185,49 @@ TEST(LifelongToy, SeparateNeverForgetsAndHasNoPlasticityGap) {
   EXPECT_TRUE(r->steps[0].snapshot.empty());
 }
 
-TEST(LifelongToy, EwcAndOnlineEwcKeepSnapshotsPerStep) {
-  auto ewc = RunLifelong(ToySet(), ToyRun(LifelongMethod::kEwc));
-  ASSERT_TRUE(ewc.ok()) << ewc.status().message();
-  ExpectShape(*ewc, 3);
-  for (size_t i = 0; i < 3; ++i) {
-    auto s = DeserializeSnapshot(ewc->steps[i].snapshot);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    EXPECT_EQ(s->intrinsics, std::vector<std::string>{ewc->intrinsics[i]});  // one per intrinsic
-    EXPECT_EQ(ewc->steps[i].snapshot_sha256.size(), 64u);
+TEST(LifelongToy, EwcMethodsKeepOneNormalisedSnapshotPerIntrinsic) {
+  for (auto method : {LifelongMethod::kEwc, LifelongMethod::kOnlineEwc, LifelongMethod::kEwcReplay}) {
+    LifelongOptions o = ToyRun(method);
+    o.step.gamma = 0.5;
+    auto r = RunLifelong(ToySet(), o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ExpectShape(*r, 3);
+    for (size_t i = 0; i < 3; ++i) {
+      auto s = DeserializeSnapshot(r->steps[i].snapshot);
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      EXPECT_EQ(s->intrinsics, std::vector<std::string>{r->intrinsics[i]});  // one per intrinsic
+      EXPECT_EQ(r->steps[i].snapshot_sha256.size(), 64u);
+      double sum = 0;
+      for (const auto& t : s->tensors)
+        for (float v : t.importance) sum += v;
+      EXPECT_NEAR(sum / static_cast<double>(s->num_values()), 1.0, 1e-3) << "importance normalised to mean 1";
+    }
+    EXPECT_GT(r->steps[2].penalty, 0) << LifelongMethodName(method);
+    EXPECT_EQ(r->steps[2].replayed_programs > 0, MethodReplays(method)) << LifelongMethodName(method);
   }
-  LifelongOptions online_options = ToyRun(LifelongMethod::kOnlineEwc);
-  online_options.gamma = 0.5;
-  auto online = RunLifelong(ToySet(), online_options);
-  ASSERT_TRUE(online.ok()) << online.status().message();
-  auto last = DeserializeSnapshot(online->steps[2].snapshot);
-  ASSERT_TRUE(last.ok());
-  EXPECT_EQ(last->method, "online");
-  EXPECT_EQ(last->intrinsics, (std::vector<std::string>{"toy.a", "toy.b", "toy.c"}));
-  EXPECT_EQ(last->metadata.at("merged"), "3");
 }
 
-TEST(LifelongToy, LambdaGridPicksTheBestValidatedCandidate) {
+TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
   LifelongOptions o = ToyRun(LifelongMethod::kEwc);
   o.sequence = {"toy.a", "toy.b"};
-  o.lambda_grid = {0, 10};
+  o.step.lambda_grid = {10, 0, 10};  // unsorted, with a duplicate
   o.plasticity_reference = false;
   auto r = RunLifelong(ToySet(), o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->steps[0].lambda_trials.empty());
-  ASSERT_EQ(r->steps[1].lambda_trials.size(), 2u);
   const auto& trials = r->steps[1].lambda_trials;
-  const double best = std::max(trials[0].validation_pca, trials[1].validation_pca);
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].lambda, 0.0);
+  double best_new = 0, best_eligible = -1;
+  for (const auto& t : trials) best_new = std::max(best_new, t.new_validation_pca);
+  for (const auto& t : trials) {
+    EXPECT_EQ(t.eligible, t.new_validation_pca >= best_new - 0.02);
+    if (t.eligible) best_eligible = std::max(best_eligible, t.validation_pca);
+  }
   for (const auto& t : trials)
     if (t.lambda == r->steps[1].lambda) {
-      EXPECT_DOUBLE_EQ(t.validation_pca, best);
+      EXPECT_TRUE(t.eligible);
+      EXPECT_DOUBLE_EQ(t.validation_pca, best_eligible);
     }
 }
 
@@ -230,6 +240,9 @@ TEST(LifelongToy, JointAndFinetuneRunAndBadOptionsAreRefused) {
     EXPECT_EQ(r->steps[1].penalty, 0.0);
   }
   LifelongOptions o = ToyRun(LifelongMethod::kEwc);
+  o.step.lambda = -1;
+  EXPECT_EQ(RunLifelong(ToySet(), o).status().code(), Status::Code::kInvalidArgument);
+  o.step.lambda = 1;
   o.sequence = {"toy.a", "toy.a"};
   EXPECT_FALSE(RunLifelong(ToySet(), o).ok());
   o.sequence = {"toy.a", "toy.zzz"};
@@ -237,6 +250,8 @@ TEST(LifelongToy, JointAndFinetuneRunAndBadOptionsAreRefused) {
   o.sequence = {};
   EXPECT_FALSE(RunLifelong(ToySet(), o).ok());
   EXPECT_EQ(ParseLifelongMethod("online-ewc").value(), LifelongMethod::kOnlineEwc);
+  EXPECT_EQ(ParseLifelongMethod("ewc+replay").value(), LifelongMethod::kEwcReplay);
+  EXPECT_EQ(ParseLifelongMethod("replay").value(), LifelongMethod::kReplay);
   EXPECT_FALSE(ParseLifelongMethod("nope").ok());
 }
 

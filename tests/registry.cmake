@@ -41,3 +41,9 @@ add_dependencies(registry_kill_test registry)
 ucmoh_add_test(registry_held_out_test registry_held_out_test.cpp)
 target_link_libraries(registry_held_out_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
 add_dependencies(registry_held_out_test ucmoh_tensorcore)
+
+# The one lifelong step through add-intrinsic and through RunLifelong: same
+# weights for the same seed; rehearsal samples bounded, stored and replayed.
+ucmoh_add_test(lifelong_step_test lifelong_step_test.cpp)
+target_link_libraries(lifelong_step_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
+add_dependencies(lifelong_step_test ucmoh_tensorcore)

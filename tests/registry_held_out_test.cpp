@@ -60,7 +60,7 @@ class HeldOut : public ::testing::Test {
 
   ModelVersion Add(const std::string& intrinsic, double fraction, uint64_t split_seed) {
     AddIntrinsicOptions o;
-    o.epochs = 1;
+    o.step.training.epochs = 1;
     o.test_fraction = fraction;
     o.split_seed = split_seed;
     auto result = AddIntrinsic(*store_, *plugins_, intrinsic, o);

@@ -86,6 +86,8 @@ Expected<CostModel> CostModel::Create(const NetworkConfig& config) {
   return CostModel(std::move(impl));
 }
 
+void CostModel::FitNormalizer(const ProgramSet& set) { impl_->normalizer.Fit(set); }
+
 Status CostModel::Save(const std::string& path) const {
   const std::string tmp = path + ".tmp";
   try {

@@ -74,7 +74,7 @@ Expected<Snapshot> ComputeFisher(const CostModel& model, const ProgramSet& set, 
   int64_t programs = 0;
   for (const auto& g : groups) {
     programs += static_cast<int64_t>(g.size());
-    auto loss = GroupLoss(impl, set, labels, g, options.pairwise_weight);
+    auto loss = GroupLoss(impl, set, labels, g, options.pairwise_weight) * options.loss_scale;
     auto grads = torch::autograd::grad({loss}, params, /*grad_outputs=*/{}, /*retain_graph=*/false,
                                        /*create_graph=*/false, /*allow_unused=*/true);
     for (size_t i = 0; i < params.size(); ++i)

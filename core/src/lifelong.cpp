@@ -1,20 +1,18 @@
-// The lifelong sequence runner (see lifelong.h and docs/lifelong.md). Uses
-// only the public model API: Train, ComputeFisher, MakeEwcPenalty, metrics.
+// The lifelong sequence runner (see lifelong.h and docs/lifelong.md): the
+// lifelong step in a loop, or the joint / separate baselines, and the
+// continual-learning matrices. Uses only the public model API.
 #include "ucmoh/lifelong.h"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
-#include <limits>
-#include <memory>
 #include <optional>
 
-#include "ucmoh/ewc.h"
+#include "ucmoh/fisher.h"
 #include "ucmoh/metrics.h"
 #include "ucmoh/sha256.h"
 #include "ucmoh/snapshot.h"
-#include "ucmoh/splits.h"
+#include "ucmoh/task_split.h"
 
 namespace ucmoh {
 
@@ -24,45 +22,22 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// One intrinsic's data: `fit` is trained on (and the Fisher computed on),
-// `val` chooses λ (empty without a λ grid), `test` is what R reports.
+// One intrinsic's data: `train` is what a step learns from, `test` what R reports.
 struct IntrinsicData {
-  ProgramSet fit, val, test;
+  ProgramSet train, test;
 };
 
-Expected<ProgramSet> SplitOff(const ProgramSet& set, double fraction, uint64_t seed, ProgramSet* rest,
-                              const std::string& what, const std::string& intrinsic) {
-  SplitOptions o;
-  o.kind = SplitKind::kByTask;
-  o.test_fraction = fraction;
-  o.seed = seed;
-  auto split = MakeSplit(set, o);
-  if (!split.ok()) return split.status().WithContext(intrinsic);
-  if (split->test.empty() || split->train.empty())
-    return Status::InvalidArgument(fmt::format("{}: too few tasks ({}) to hold out {} tasks", intrinsic,
-                                               set.tasks.size(), what));
-  *rest = set.Subset(split->train);
-  return set.Subset(split->test);
-}
-
-Expected<std::vector<IntrinsicData>> PrepareData(const ProgramSet& data, const LifelongOptions& o, bool sweep) {
+// Each intrinsic split by the same pinned rule add-intrinsic uses.
+Expected<std::vector<IntrinsicData>> PrepareData(const ProgramSet& data, const LifelongOptions& o) {
   std::vector<IntrinsicData> out;
   for (const auto& in : o.sequence) {
     ProgramSet all = data.OnlyIntrinsics({in});
     if (all.tasks.empty()) return Status::NotFound("intrinsic '" + in + "' has no programs in the data");
-    IntrinsicData d;
-    ProgramSet train;
-    auto test = SplitOff(all, o.test_fraction, o.split_seed, &train, "test", in);
-    if (!test.ok()) return test.status();
-    d.test = std::move(*test);
-    if (sweep) {
-      auto val = SplitOff(train, o.validation_fraction, o.split_seed + 101, &d.fit, "validation", in);
-      if (!val.ok()) return val.status();
-      d.val = std::move(*val);
-    } else {
-      d.fit = std::move(train);
-    }
-    out.push_back(std::move(d));
+    auto split = PinTaskSplit(TaskKeys(all), o.test_fraction, o.split_seed);
+    if (!split.ok()) return split.status().WithContext(in);
+    auto halves = ApplyTaskSplit(all, *split);
+    if (!halves.ok()) return halves.status().WithContext(in);
+    out.push_back({std::move(halves->train), std::move(halves->held_out)});
   }
   return out;
 }
@@ -73,10 +48,6 @@ Status CheckOptions(const LifelongOptions& o) {
     for (size_t j = 0; j < i; ++j)
       if (o.sequence[i] == o.sequence[j])
         return Status::InvalidArgument("lifelong: intrinsic '" + o.sequence[i] + "' appears twice in the sequence");
-  if (!(o.lambda >= 0)) return Status::InvalidArgument("lifelong: lambda must be >= 0");
-  for (double l : o.lambda_grid)
-    if (!(l >= 0)) return Status::InvalidArgument("lifelong: every lambda of the grid must be >= 0");
-  if (!(o.gamma >= 0)) return Status::InvalidArgument("lifelong: gamma must be >= 0");
   if (!(o.test_fraction > 0 && o.test_fraction < 1))
     return Status::InvalidArgument("lifelong: test fraction must be in (0, 1)");
   return Status::Ok();
@@ -88,194 +59,184 @@ Expected<RankingMetrics> Evaluate(const CostModel& model, const ProgramSet& set)
   return EvaluateRanking(set, *scores);
 }
 
-Expected<CostModel> TrainScratch(const LifelongOptions& o, const ProgramSet& fit, TrainReport* report) {
-  auto model = CostModel::Create(o.network);
+Expected<CostModel> TrainScratch(const LifelongOptions& o, const ProgramSet& train, TrainReport* report) {
+  auto model = CostModel::Create(o.step.network);
   if (!model.ok()) return model.status();
-  TrainOptions t = o.training;
+  TrainOptions t = o.step.training;
   t.mode = TransferMode::kScratch;
   t.penalty = nullptr;
-  auto r = Train(*model, fit, t);
+  auto r = Train(*model, CanonicalOrder(train), t);
   if (!r.ok()) return r.status();
   *report = *r;
-  model->set_learned_intrinsics(fit.Intrinsics());
+  model->set_learned_intrinsics(train.Intrinsics());
   return std::move(*model);
 }
 
-bool UsesEwc(LifelongMethod m) { return m == LifelongMethod::kEwc || m == LifelongMethod::kOnlineEwc; }
+void Say(const LifelongOptions& o, const std::string& line) {
+  if (o.step.on_progress) o.step.on_progress(line);
+}
+
+// Mean LambdaRank loss on a training set (0 when it has no rankable task).
+double TrainLoss(const CostModel& model, const ProgramSet& train, const LifelongOptions& o) {
+  FisherOptions loss_options;
+  loss_options.programs_per_group = o.step.training.programs_per_group;
+  loss_options.pairwise_weight = o.step.training.pairwise_weight;
+  auto loss = RankingLoss(model, train, loss_options);
+  return loss.ok() ? *loss : 0.0;
+}
+
+std::vector<double> TrainLosses(const CostModel& model, const std::vector<IntrinsicData>& d, const LifelongOptions& o) {
+  std::vector<double> losses;
+  for (const auto& data : d) losses.push_back(TrainLoss(model, data.train, o));
+  return losses;
+}
+
+void SetRow(LifelongResult& result, size_t i, const std::vector<EvaluationCell>& row) {
+  for (size_t j = 0; j < row.size(); ++j) {
+    result.pca[i][j] = row[j].metrics.pca;
+    result.top1[i][j] = row[j].metrics.top1;
+  }
+}
+
+// The lifelong step in a loop (every method but joint and separate).
+Status RunSteps(const std::vector<IntrinsicData>& d, const LifelongOptions& o, LifelongResult& result) {
+  std::optional<CostModel> model;
+  LifelongState state;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const auto start = Clock::now();
+    LifelongStepInput in;
+    in.model = model ? &*model : nullptr;
+    in.state = std::move(state);
+    in.intrinsic = o.sequence[i];
+    in.train = &d[i].train;
+    for (size_t j = 0; j < d.size(); ++j) in.evaluate.push_back({o.sequence[j], &d[j].test});
+    Say(o, fmt::format("step {}/{}: {}", i + 1, d.size(), in.intrinsic));
+    auto r = RunLifelongStep(in, o.step);
+    if (!r.ok()) return r.status();
+    LifelongStepReport step;
+    step.intrinsic = in.intrinsic;
+    step.train_seconds = r->train_seconds;
+    step.fisher_seconds = r->fisher_seconds;
+    step.evaluate_seconds = r->evaluate_seconds;
+    step.train = r->train;
+    step.lambda = r->lambda;
+    step.lambda_trials = r->lambda_trials;
+    step.penalty = r->penalty;
+    step.fit_programs = r->fit_programs;
+    step.replayed_programs = r->replayed_programs;
+    if (MethodUsesEwc(o.step.method) && !r->state.snapshots.empty()) {
+      auto bytes = SerializeSnapshot(r->state.snapshots.back());
+      if (!bytes.ok()) return bytes.status();
+      step.snapshot = std::move(*bytes);
+      step.snapshot_sha256 = Sha256Hex(step.snapshot);
+    }
+    SetRow(result, i, r->row);
+    model = std::move(r->model);
+    state = std::move(r->state);
+    step.train_loss = TrainLosses(*model, d, o);
+    step.seconds = SecondsSince(start);
+    result.steps.push_back(std::move(step));
+  }
+  result.final_model = std::move(*model);
+  return Status::Ok();
+}
+
+// joint: from scratch on everything seen so far; separate: on each intrinsic alone.
+Status RunBaseline(const std::vector<IntrinsicData>& d, const LifelongOptions& o, LifelongResult& result) {
+  const bool joint = o.step.method == LifelongMethod::kJoint;
+  std::vector<CostModel> separate;
+  ProgramSet seen;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const auto start = Clock::now();
+    LifelongStepReport step;
+    step.intrinsic = o.sequence[i];
+    seen.Append(d[i].train);
+    Say(o, fmt::format("step {}/{}: {} from scratch", i + 1, d.size(), joint ? "everything seen" : step.intrinsic));
+    auto m = TrainScratch(o, joint ? seen : d[i].train, &step.train);
+    if (!m.ok()) return m.status();
+    step.train_seconds = SecondsSince(start);
+    separate.push_back(std::move(*m));
+    for (size_t j = 0; j < d.size(); ++j) {  // separate: intrinsic j is scored by its own model once learned
+      const CostModel& scorer = joint ? separate.back() : separate[std::min(i, j)];
+      auto m = Evaluate(scorer, d[j].test);
+      if (!m.ok()) return m.status();
+      result.pca[i][j] = m->pca;
+      result.top1[i][j] = m->top1;
+      step.train_loss.push_back(TrainLoss(scorer, d[j].train, o));
+    }
+    step.seconds = SecondsSince(start);
+    result.steps.push_back(std::move(step));
+  }
+  result.final_model = std::move(separate.back());
+  return Status::Ok();
+}
+
+// A fresh network's PCA on every intrinsic (the FWT reference).
+Status FreshScores(const std::vector<IntrinsicData>& d, const LifelongOptions& o, LifelongResult& result) {
+  for (size_t j = 0; j < d.size(); ++j) {
+    NetworkConfig config = o.step.network;
+    config.seed = o.step.network.seed ^ o.step.training.seed;  // as Train(kScratch) seeds it
+    auto fresh = CostModel::Create(config);
+    if (!fresh.ok()) return fresh.status();
+    fresh->FitNormalizer(d[j].train);
+    auto m = Evaluate(*fresh, d[j].test);
+    if (!m.ok()) return m.status();
+    result.fresh_pca.push_back(m->pca);
+  }
+  for (size_t j = 1; j < d.size(); ++j)
+    result.fwt_pca += (result.pca[j - 1][j] - result.fresh_pca[j]) / static_cast<double>(d.size() - 1);
+  return Status::Ok();
+}
+
+// Each intrinsic trained alone from scratch, against R's diagonal.
+Status PlasticityReference(const std::vector<IntrinsicData>& d, const LifelongOptions& o, LifelongResult& result) {
+  const size_t n = d.size();
+  for (size_t j = 0; j < n; ++j) {
+    double pca = result.pca[j][j], top1 = result.top1[j][j];
+    // Step 0 of every sequential method, and every step of `separate`, is the
+    // model trained on that intrinsic alone (same data, seed and options).
+    const bool same = j == 0 ? o.step.method != LifelongMethod::kJoint : o.step.method == LifelongMethod::kSeparate;
+    if (!same) {
+      Say(o, fmt::format("plasticity reference {}/{}: {} alone", j + 1, n, o.sequence[j]));
+      TrainReport ignored;
+      auto alone = TrainScratch(o, d[j].train, &ignored);
+      if (!alone.ok()) return alone.status();
+      auto m = Evaluate(*alone, d[j].test);
+      if (!m.ok()) return m.status();
+      pca = m->pca;
+      top1 = m->top1;
+    }
+    result.alone_pca.push_back(pca);
+    result.alone_top1.push_back(top1);
+    result.plasticity_gap_pca.push_back(pca - result.pca[j][j]);
+    result.plasticity_gap_top1.push_back(top1 - result.top1[j][j]);
+    result.mean_plasticity_gap_pca += result.plasticity_gap_pca.back() / static_cast<double>(n);
+    result.mean_plasticity_gap_top1 += result.plasticity_gap_top1.back() / static_cast<double>(n);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
-
-Expected<LifelongMethod> ParseLifelongMethod(const std::string& name) {
-  if (name == "ewc") return LifelongMethod::kEwc;
-  if (name == "online-ewc") return LifelongMethod::kOnlineEwc;
-  if (name == "finetune") return LifelongMethod::kFinetune;
-  if (name == "joint") return LifelongMethod::kJoint;
-  if (name == "separate") return LifelongMethod::kSeparate;
-  return Status::InvalidArgument("unknown lifelong method '" + name +
-                                 "' (ewc, online-ewc, finetune, joint, separate)");
-}
-
-const char* LifelongMethodName(LifelongMethod method) {
-  switch (method) {
-    case LifelongMethod::kEwc: return "ewc";
-    case LifelongMethod::kOnlineEwc: return "online-ewc";
-    case LifelongMethod::kFinetune: return "finetune";
-    case LifelongMethod::kJoint: return "joint";
-    case LifelongMethod::kSeparate: return "separate";
-  }
-  return "?";
-}
 
 Expected<LifelongResult> RunLifelong(const ProgramSet& data, const LifelongOptions& o) {
   UCMOH_RETURN_IF_ERROR(CheckOptions(o));
   const auto start = Clock::now();
-  const bool ewc = UsesEwc(o.method);
-  const bool sweep = ewc && !o.lambda_grid.empty();
-  auto prepared = PrepareData(data, o, sweep);
+  auto prepared = PrepareData(data, o);
   if (!prepared.ok()) return prepared.status();
-  const std::vector<IntrinsicData>& d = *prepared;
-  FisherOptions fisher_options = o.fisher;
-  fisher_options.pairwise_weight = o.training.pairwise_weight;  // the loss actually trained
   const size_t n = o.sequence.size();
-  auto say = [&](const std::string& line) {
-    if (o.on_progress) o.on_progress(line);
-  };
-
   LifelongResult result;
   result.intrinsics = o.sequence;
-  result.method = o.method;
+  result.method = o.step.method;
   result.pca.assign(n, std::vector<double>(n, 0));
   result.top1.assign(n, std::vector<double>(n, 0));
-
-  std::optional<CostModel> model;       // the sequential / joint model
-  std::vector<CostModel> separate;      // separate: model per step
-  std::vector<Snapshot> snapshots;      // ewc: one per earlier step; online: the running one
-  std::shared_ptr<const EwcPenalty> penalty;
-
-  for (size_t i = 0; i < n; ++i) {
-    const auto step_start = Clock::now();
-    const std::string& current = o.sequence[i];
-    LifelongStep step;
-    step.intrinsic = current;
-
-    if (o.method == LifelongMethod::kSeparate || (i == 0 && o.method != LifelongMethod::kJoint)) {
-      say(fmt::format("step {}/{}: {} from scratch", i + 1, n, current));
-      auto m = TrainScratch(o, d[i].fit, &step.train);
-      if (!m.ok()) return m.status();
-      if (o.method == LifelongMethod::kSeparate) separate.push_back(m->Clone());
-      model = std::move(*m);
-    } else if (o.method == LifelongMethod::kJoint) {
-      ProgramSet seen;
-      for (size_t j = 0; j <= i; ++j) seen.Append(d[j].fit);
-      say(fmt::format("step {}/{}: joint on {} intrinsics from scratch", i + 1, n, i + 1));
-      auto m = TrainScratch(o, seen, &step.train);
-      if (!m.ok()) return m.status();
-      model = std::move(*m);
-    } else {
-      std::vector<double> lambdas = sweep ? o.lambda_grid : std::vector<double>{ewc ? o.lambda : 0.0};
-      std::optional<CostModel> best;
-      std::shared_ptr<const EwcPenalty> best_penalty;
-      double best_score = -std::numeric_limits<double>::infinity();
-      for (double lambda : lambdas) {
-        std::shared_ptr<const EwcPenalty> candidate_penalty =
-            ewc ? MakeEwcPenalty(snapshots, lambda) : std::shared_ptr<const EwcPenalty>();
-        CostModel candidate = model->Clone();
-        TrainOptions t = o.training;
-        t.mode = TransferMode::kFinetune;
-        t.penalty = candidate_penalty.get();
-        say(fmt::format("step {}/{}: {} ({}{})", i + 1, n, current, LifelongMethodName(o.method),
-                        ewc ? fmt::format(", lambda {:g}", lambda) : std::string()));
-        auto r = Train(candidate, d[i].fit, t);
-        if (!r.ok()) return r.status().WithContext(current);
-        double score = 0;
-        if (sweep) {
-          for (size_t j = 0; j <= i; ++j) {
-            auto m = Evaluate(candidate, d[j].val);
-            if (!m.ok()) return m.status();
-            score += m->pca / static_cast<double>(i + 1);
-          }
-          step.lambda_trials.push_back({lambda, score});
-        }
-        if (!best || score > best_score) {
-          best_score = score;
-          best = std::move(candidate);
-          best_penalty = candidate_penalty;
-          step.train = *r;
-          step.lambda = lambda;
-        }
-      }
-      model = std::move(*best);
-      penalty = best_penalty;
-      auto learned = model->learned_intrinsics();
-      if (std::find(learned.begin(), learned.end(), current) == learned.end()) learned.push_back(current);
-      model->set_learned_intrinsics(learned);
-    }
-    if (penalty) step.penalty = EwcPenaltyValue(*penalty, *model);
-
-    if (ewc) {
-      const auto fisher_start = Clock::now();
-      say(fmt::format("step {}/{}: Fisher importance on {}", i + 1, n, current));
-      auto fisher = ComputeFisher(*model, d[i].fit, fisher_options);
-      if (!fisher.ok()) return fisher.status().WithContext(current);
-      if (o.method == LifelongMethod::kEwc || snapshots.empty()) {
-        snapshots.push_back(std::move(*fisher));
-      } else {
-        auto merged = MergeOnline(snapshots.back(), *fisher, o.gamma);
-        if (!merged.ok()) return merged.status();
-        snapshots.back() = std::move(*merged);
-      }
-      auto bytes = SerializeSnapshot(snapshots.back());
-      if (!bytes.ok()) return bytes.status();
-      step.snapshot = std::move(*bytes);
-      step.snapshot_sha256 = Sha256Hex(step.snapshot);
-      step.fisher_seconds = SecondsSince(fisher_start);
-    }
-
-    // Row i of R, and the training loss of every intrinsic.
-    for (size_t j = 0; j < n; ++j) {
-      const CostModel& m = o.method == LifelongMethod::kSeparate ? separate[std::min(i, j)] : *model;
-      auto metrics = Evaluate(m, d[j].test);
-      if (!metrics.ok()) return metrics.status();
-      result.pca[i][j] = metrics->pca;
-      result.top1[i][j] = metrics->top1;
-      auto loss = RankingLoss(m, d[j].fit, fisher_options);
-      step.train_loss.push_back(loss.ok() ? *loss : 0.0);
-    }
-    step.seconds = SecondsSince(step_start);
-    say(fmt::format("step {}/{}: {} done in {:.1f}s, PCA on it {:.4f}", i + 1, n, current, step.seconds,
-                    result.pca[i][i]));
-    result.steps.push_back(std::move(step));
-  }
-
+  const bool baseline = o.step.method == LifelongMethod::kJoint || o.step.method == LifelongMethod::kSeparate;
+  UCMOH_RETURN_IF_ERROR(baseline ? RunBaseline(*prepared, o, result) : RunSteps(*prepared, o, result));
   result.acc_pca = AverageAccuracy(result.pca);
   result.bwt_pca = BackwardTransfer(result.pca);
   result.acc_top1 = AverageAccuracy(result.top1);
   result.bwt_top1 = BackwardTransfer(result.top1);
-
-  if (o.plasticity_reference) {
-    for (size_t j = 0; j < n; ++j) {
-      double pca = result.pca[j][j], top1 = result.top1[j][j];
-      // Step 0 of every method, and every step of `separate`, is exactly the
-      // model trained on that intrinsic alone (same data, seed and options).
-      if (j > 0 && o.method != LifelongMethod::kSeparate) {
-        say(fmt::format("plasticity reference {}/{}: {} alone", j + 1, n, o.sequence[j]));
-        TrainReport ignored;
-        auto alone = TrainScratch(o, d[j].fit, &ignored);
-        if (!alone.ok()) return alone.status();
-        auto m = Evaluate(*alone, d[j].test);
-        if (!m.ok()) return m.status();
-        pca = m->pca;
-        top1 = m->top1;
-      }
-      result.alone_pca.push_back(pca);
-      result.alone_top1.push_back(top1);
-      result.plasticity_gap_pca.push_back(pca - result.pca[j][j]);
-      result.plasticity_gap_top1.push_back(top1 - result.top1[j][j]);
-      result.mean_plasticity_gap_pca += result.plasticity_gap_pca.back() / static_cast<double>(n);
-      result.mean_plasticity_gap_top1 += result.plasticity_gap_top1.back() / static_cast<double>(n);
-    }
-  }
-  result.final_model = std::move(*model);
+  UCMOH_RETURN_IF_ERROR(FreshScores(*prepared, o, result));
+  if (o.plasticity_reference) UCMOH_RETURN_IF_ERROR(PlasticityReference(*prepared, o, result));
   result.seconds = SecondsSince(start);
   return result;
 }

@@ -28,11 +28,17 @@ std::unordered_map<std::string, int32_t> IndexTasks(const ProgramSet& set) {
   return index;
 }
 
-void AddProgram(ProgramSet& set, int32_t task, TokenMatrix tokens, double latency_s) {
+// `key` is stored only while every program so far has one (see program_key).
+void AddProgram(ProgramSet& set, int32_t task, TokenMatrix tokens, double latency_s, std::string key) {
+  if (!key.empty() && set.program_key.size() == set.tokens.size()) set.program_key.push_back(std::move(key));
   set.tasks[task].programs.push_back(static_cast<int32_t>(set.tokens.size()));
   set.tokens.push_back(std::move(tokens));
   set.latency_s.push_back(latency_s);
   set.task.push_back(task);
+}
+
+std::string KeyIfKnown(const ProgramSet& set, int32_t p) {
+  return set.program_key.size() == set.size() ? set.program_key[p] : std::string();
 }
 
 bool IsUsableLatency(double latency_s) { return std::isfinite(latency_s) && latency_s > 0; }
@@ -64,7 +70,7 @@ ProgramSet ProgramSet::Subset(const std::vector<int32_t>& indices) const {
   out.tokens.reserve(indices.size());
   for (int32_t p : indices) {
     const int32_t task_out = TaskIndex(out, index, tasks[task[p]]);
-    AddProgram(out, task_out, tokens[p], latency_s[p]);
+    AddProgram(out, task_out, tokens[p], latency_s[p], KeyIfKnown(*this, p));
   }
   return out;
 }
@@ -78,6 +84,13 @@ ProgramSet ProgramSet::OnlyIntrinsics(const std::vector<std::string>& intrinsics
   return Subset(kept);
 }
 
+std::string ProgramSet::ProgramKeyAt(int32_t p) const {
+  if (program_key.size() == size()) return program_key[p];
+  const auto& programs = tasks[task[p]].programs;
+  const auto position = std::find(programs.begin(), programs.end(), p) - programs.begin();
+  return tasks[task[p]].key + "#" + std::to_string(position);
+}
+
 std::vector<std::string> ProgramSet::Intrinsics() const {
   std::vector<std::string> seen;
   for (const auto& group : tasks)
@@ -87,10 +100,12 @@ std::vector<std::string> ProgramSet::Intrinsics() const {
 }
 
 void ProgramSet::Append(const ProgramSet& other) {
+  const bool had_keys = program_key.size() == size();
   auto index = IndexTasks(*this);
   for (size_t p = 0; p < other.size(); ++p) {
     const int32_t task_here = TaskIndex(*this, index, other.tasks[other.task[p]]);
-    AddProgram(*this, task_here, other.tokens[p], other.latency_s[p]);
+    AddProgram(*this, task_here, other.tokens[p], other.latency_s[p],
+               had_keys ? KeyIfKnown(other, static_cast<int32_t>(p)) : std::string());
   }
 }
 
@@ -114,7 +129,7 @@ Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector
       continue;
     }
     const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
-    AddProgram(set, TaskIndex(set, index, like), std::move(tokens).value(), latency);
+    AddProgram(set, TaskIndex(set, index, like), std::move(tokens).value(), latency, ProgramKey(record));
   }
   if (failures) *failures = local_failures;
   if (set.size() == 0)

@@ -19,6 +19,8 @@
 // str = u32 byte length + UTF-8 bytes. All integers and floats little-endian.
 #include "ucmoh/snapshot.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <set>
 
@@ -241,6 +243,21 @@ Expected<Snapshot> DeserializeSnapshot(const std::string& bytes) {
   Status consistent = CheckTensors(s);
   if (!consistent.ok()) return Status::Corruption(consistent.message());
   return s;
+}
+
+void NormalizeImportance(Snapshot& snapshot) {
+  double sum = 0;
+  int64_t count = 0;
+  for (const auto& t : snapshot.tensors) {
+    for (float v : t.importance) sum += v;
+    count += static_cast<int64_t>(t.importance.size());
+  }
+  if (count == 0 || !(sum > 0)) return;
+  const double mean = sum / static_cast<double>(count);
+  for (auto& t : snapshot.tensors)
+    for (float& v : t.importance) v = static_cast<float>(v / mean);
+  snapshot.metadata["importance_mean"] = fmt::format("{:.9g}", mean);
+  snapshot.metadata["normalization"] = "importance divided by its mean over all parameters";
 }
 
 }  // namespace ucmoh

@@ -119,8 +119,37 @@ double EpochLoss(CostModel& model, const ProgramSet& fit, const std::vector<floa
   return steps ? loss_sum / steps : 0;
 }
 
-// Splits validation tasks off the training set (none when too few tasks).
-std::pair<ProgramSet, ProgramSet> FitAndValidation(const ProgramSet& train, const TrainOptions& options) {
+Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
+  if (train.tasks.empty()) return Status::InvalidArgument("training set is empty");
+  if (o.epochs < 1 || o.programs_per_group < 2 || o.groups_per_batch < 1 || o.learning_rate <= 0)
+    return Status::InvalidArgument("training options: epochs >= 1, programs_per_group >= 2, "
+                                   "groups_per_batch >= 1 and learning_rate > 0 are required");
+  return Status::Ok();
+}
+
+// Mean PCA over the validation sets that have programs (0 when none has).
+Expected<double> ValidationScore(const CostModel& model, const std::vector<const ProgramSet*>& validation) {
+  double sum = 0;
+  int counted = 0;
+  for (const ProgramSet* set : validation) {
+    if (set->size() == 0) continue;
+    auto scores = model.Predict(*set);
+    if (!scores.ok()) return scores.status();
+    sum += EvaluateRanking(*set, *scores).pca;
+    ++counted;
+  }
+  return counted ? sum / counted : 0.0;
+}
+
+bool HasPrograms(const std::vector<const ProgramSet*>& sets) {
+  for (const ProgramSet* s : sets)
+    if (s->size() > 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options) {
   if (options.val_fraction <= 0 || train.tasks.size() < 4) return {train, ProgramSet{}};
   SplitOptions split_options;
   split_options.kind = SplitKind::kByTask;
@@ -130,16 +159,6 @@ std::pair<ProgramSet, ProgramSet> FitAndValidation(const ProgramSet& train, cons
   if (!split.ok() || split->test.empty()) return {train, ProgramSet{}};
   return {train.Subset(split->train), train.Subset(split->test)};
 }
-
-Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
-  if (train.tasks.empty()) return Status::InvalidArgument("training set is empty");
-  if (o.epochs < 1 || o.programs_per_group < 2 || o.groups_per_batch < 1 || o.learning_rate <= 0)
-    return Status::InvalidArgument("training options: epochs >= 1, programs_per_group >= 2, "
-                                   "groups_per_batch >= 1 and learning_rate > 0 are required");
-  return Status::Ok();
-}
-
-}  // namespace
 
 Expected<TransferMode> ParseTransferMode(const std::string& name) {
   if (name == "scratch") return TransferMode::kScratch;
@@ -159,8 +178,16 @@ const char* TransferModeName(TransferMode mode) {
 
 Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options) {
   UCMOH_RETURN_IF_ERROR(CheckOptions(options, train));
+  auto [fit, val] = SplitValidation(train, options);
+  return TrainWithValidation(model, fit, {&val}, options);
+}
+
+Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fit,
+                                          const std::vector<const ProgramSet*>& validation,
+                                          const TrainOptions& options) {
+  UCMOH_RETURN_IF_ERROR(CheckOptions(options, fit));
   const auto start = Clock::now();
-  auto [fit, val] = FitAndValidation(train, options);
+  const bool early_stopping = HasPrograms(validation);
   UCMOH_RETURN_IF_ERROR(PrepareModel(model, fit, options));
   auto trainable = TrainableParameters(model);
   torch::optim::Adam optimizer(trainable, torch::optim::AdamOptions(options.learning_rate)
@@ -177,22 +204,20 @@ Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const Tra
     EpochReport er;
     er.epoch = epoch;
     er.train_loss = EpochLoss(model, fit, labels, optimizer, trainable, options, rng);
-    if (val.size() > 0) {
-      auto scores = model.Predict(val);
-      if (!scores.ok()) return scores.status();
-      er.val_pca = EvaluateRanking(val, *scores).pca;
-    }
+    auto score = ValidationScore(model, validation);
+    if (!score.ok()) return score.status();
+    er.val_pca = *score;
     er.seconds = SecondsSince(epoch_start);
     er.eta_seconds = er.seconds * (options.epochs - epoch);
     report.epochs_run = epoch;
     report.final_train_loss = er.train_loss;
-    if (val.size() == 0 || er.val_pca > report.best_val_pca) {
+    if (!early_stopping || er.val_pca > report.best_val_pca) {
       report.best_val_pca = er.val_pca;
       report.best_epoch = epoch;
       best = CopyParameters(model);
     }
     if (options.on_epoch) options.on_epoch(er);
-    if (val.size() > 0 && epoch - report.best_epoch >= options.patience) break;
+    if (early_stopping && epoch - report.best_epoch >= options.patience) break;
   }
   RestoreParameters(model, best);
   for (auto& p : model.impl().net->parameters()) p.set_requires_grad(true);

@@ -14,7 +14,8 @@
 CEREAL_CLASS_VERSION(ucmoh::registry::IntrinsicEntry, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::EvaluationRow, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::Evaluation, 1)
-CEREAL_CLASS_VERSION(ucmoh::registry::ModelVersion, 2)  // 2: task_splits, trained_tasks
+CEREAL_CLASS_VERSION(ucmoh::registry::ModelVersion, 3)  // 2: task_splits, trained_tasks; 3: rehearsal
+CEREAL_CLASS_VERSION(ucmoh::registry::RehearsalKeys, 1)
 CEREAL_CLASS_VERSION(ucmoh::TaskSplit, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::SnapshotEntry, 1)
 CEREAL_CLASS_VERSION(ucmoh::registry::AliasEntry, 1)
@@ -74,6 +75,13 @@ void serialize(A& ar, ModelVersion& v, const std::uint32_t version) {
   ar(v.number, v.name, v.parent, v.intrinsics, v.hyper_parameters, v.training_data_digest,
      v.evaluation, v.created_at, v.tool_version, v.weights_sha256, v.snapshot_sha256s);
   if (version >= 2) ar(v.task_splits, v.trained_tasks);
+  if (version >= 3) ar(v.rehearsal);
+}
+
+template <class A>
+void serialize(A& ar, RehearsalKeys& v, const std::uint32_t version) {
+  RequireKnown<RehearsalKeys>(version, "rehearsal keys");
+  ar(v.replay, v.validation);
 }
 
 template <class A>

@@ -1,10 +1,12 @@
-// registry add-intrinsic NAME [--method ewc|online-ewc] [--lambda L] [--epochs N] [--relearn]:
-// one lifelong step, committed as a new version (registry_ops.h).
+// registry add-intrinsic NAME [--method M] [--lambda L] [--epochs N] [--relearn]:
+// one lifelong step, committed as a new version (registry_ops.h). Takes the
+// lifelong step's flags with the same defaults as `registry lifelong`.
 #include <fmt/format.h>
 
 #include "cli_progress.h"
 #include "cli_store.h"
 #include "commands.h"
+#include "lifelong_step_flags.h"
 #include "ucmoh/registry/registry_ops.h"
 
 namespace ucmoh::cli {
@@ -14,6 +16,7 @@ namespace {
 struct AddIntrinsicArgs {
   std::string name;
   registry::AddIntrinsicOptions options;
+  LifelongStepFlags flags;
   bool quiet = false;
 };
 
@@ -22,14 +25,17 @@ int Run(const GlobalOptions& global, AddIntrinsicArgs& args) {
   if (!plugins.ok()) return Fail(plugins.status());
   auto store = OpenStore(global, registry::OpenMode::kReadWrite);
   if (!store.ok()) return Fail(store.status());
+  Status flags = args.flags.Apply(args.options.step);
+  if (!flags.ok()) return Fail(flags);
   ProgressLine progress(!args.quiet);
-  args.options.on_progress = [&](const std::string& line) { progress.Show(args.name + ": " + line); };
+  args.options.step.on_progress = [&](const std::string& line) { progress.Show(args.name + ": " + line); };
   auto r = registry::AddIntrinsic(**store, **plugins, args.name, args.options);
   progress.Finish();
   if (!r.ok()) return Fail(r.status());
   const auto& v = r->version;
-  fmt::print("version {} (parent {}): learned {} in {} epochs ({:.1f}s)\n", v.number, v.parent, args.name,
-             r->train.epochs_run, r->train.seconds);
+  fmt::print("version {} (parent {}): learned {} with {} in {} epochs ({:.1f}s training, {} programs + {} replayed)\n",
+             v.number, v.parent, args.name, LifelongMethodName(args.options.step.method), r->step.train.epochs_run,
+             r->step.train_seconds, r->step.fit_programs, r->step.replayed_programs);
   fmt::print("{:<24} {:>8} {:>8}\n", "intrinsic", "PCA", "top-1");
   for (const auto& row : v.evaluation.rows) fmt::print("{:<24} {:>8.4f} {:>8.4f}\n", row.intrinsic, row.pca, row.top1);
   fmt::print("ACC {:.4f}  BWT {:+.4f}\n", v.evaluation.acc, v.evaluation.bwt);
@@ -42,12 +48,9 @@ Command AddAddIntrinsicCommand(CLI::App& app, const GlobalOptions& global) {
   auto* sub = app.add_subcommand("add-intrinsic", "Learn one more intrinsic from the registry's records (new version)");
   auto args = std::make_shared<AddIntrinsicArgs>();
   sub->add_option("name", args->name, "Intrinsic, e.g. tensorcore.h16816")->required();
-  sub->add_option("--method", args->options.method, "ewc | online-ewc")
-      ->check(CLI::IsMember({"ewc", "online-ewc"}))->capture_default_str();
-  sub->add_option("--lambda", args->options.lambda, "EWC strength")->capture_default_str();
-  sub->add_option("--gamma", args->options.gamma, "online-ewc decay")->capture_default_str();
-  sub->add_option("--epochs", args->options.epochs, "Training epochs")->capture_default_str();
-  sub->add_option("--seed", args->options.seed, "Training seed")->capture_default_str();
+  args->flags.Add(*sub, args->options.step,
+                  {LifelongMethod::kEwcReplay, LifelongMethod::kReplay, LifelongMethod::kEwc,
+                   LifelongMethod::kOnlineEwc, LifelongMethod::kFinetune});
   sub->add_option("--test-fraction", args->options.test_fraction,
                   "Held-out tasks of NAME when it is first learned (later steps keep the pinned ones)")
       ->capture_default_str();

@@ -1,7 +1,8 @@
-// registry lifelong --sequence A,B,C --data FILE... --method ewc|online-ewc|finetune|joint|separate:
-// learns the intrinsics one after another and prints the continual-learning
-// matrices R[step][intrinsic] (PCA, top-1 on held-out tasks), ACC, BWT and
-// the plasticity gap (docs/lifelong.md).
+// registry lifelong --sequence A,B,C --data FILE... [--method M]: learns the
+// intrinsics one after another with the lifelong step add-intrinsic uses (the
+// same options, the same defaults: lifelong_step_flags.h) and prints the
+// continual-learning matrices R[step][intrinsic] (PCA, top-1 on held-out
+// tasks), ACC, BWT, FWT and the plasticity gap (docs/lifelong.md).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "cli_data.h"
 #include "cli_progress.h"
 #include "commands.h"
+#include "lifelong_step_flags.h"
 #include "ucmoh/lifelong.h"
 
 namespace ucmoh::cli {
@@ -20,12 +22,11 @@ namespace {
 struct LifelongArgs {
   std::vector<std::string> files;
   std::vector<std::string> sequence;
-  std::string method = "ewc";
-  std::vector<double> lambda_grid;
   std::string snapshots_dir, output;
   bool no_plasticity = false;
   bool json = false;
   LifelongOptions options;
+  LifelongStepFlags flags;
 };
 
 std::string Short(const std::string& intrinsic) {
@@ -49,17 +50,25 @@ nlohmann::json ResultJson(const LifelongArgs& args, const LifelongResult& r) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : r.steps) {
     nlohmann::json trials = nlohmann::json::array();
-    for (const auto& t : s.lambda_trials) trials.push_back({{"lambda", t.lambda}, {"validation_pca", t.validation_pca}});
+    for (const auto& t : s.lambda_trials)
+      trials.push_back({{"lambda", t.lambda},
+                        {"validation_pca", t.validation_pca},
+                        {"new_validation_pca", t.new_validation_pca},
+                        {"eligible", t.eligible}});
     nlohmann::json step = {{"intrinsic", s.intrinsic},
                            {"seconds", s.seconds},
+                           {"train_seconds", s.train_seconds},
                            {"fisher_seconds", s.fisher_seconds},
+                           {"evaluate_seconds", s.evaluate_seconds},
+                           {"fit_programs", s.fit_programs},
+                           {"replayed_programs", s.replayed_programs},
                            {"epochs_run", s.train.epochs_run},
                            {"best_epoch", s.train.best_epoch},
                            {"final_train_loss", s.train.final_train_loss},
                            {"train_loss_by_intrinsic", s.train_loss},
                            {"penalty", s.penalty},
                            {"snapshot_bytes", s.snapshot.size()}};
-    if (args.options.method == LifelongMethod::kEwc || args.options.method == LifelongMethod::kOnlineEwc) {
+    if (MethodUsesEwc(r.method)) {
       if (steps.size() > 0) step["lambda"] = s.lambda;  // the first step has no penalty
       step["snapshot_sha256"] = s.snapshot_sha256;
       if (!trials.empty()) step["lambda_trials"] = trials;
@@ -70,6 +79,9 @@ nlohmann::json ResultJson(const LifelongArgs& args, const LifelongResult& r) {
                         {"sequence", r.intrinsics},
                         {"pca", {{"R", r.pca}, {"acc", r.acc_pca}, {"bwt", r.bwt_pca}}},
                         {"top1", {{"R", r.top1}, {"acc", r.acc_top1}, {"bwt", r.bwt_top1}}},
+                        {"fresh_pca", r.fresh_pca},
+                        {"fwt_pca", r.fwt_pca},
+                        {"options", StepOptionsJson(args.options.step)},
                         {"steps", steps},
                         {"seconds", r.seconds}};
   if (!r.alone_pca.empty()) {
@@ -80,7 +92,6 @@ nlohmann::json ResultJson(const LifelongArgs& args, const LifelongResult& r) {
     out["top1"]["plasticity_gap"] = r.plasticity_gap_top1;
     out["top1"]["mean_plasticity_gap"] = r.mean_plasticity_gap_top1;
   }
-  if (args.options.method == LifelongMethod::kOnlineEwc) out["gamma"] = args.options.gamma;
   return out;
 }
 
@@ -99,13 +110,10 @@ Status WriteSnapshots(const std::string& dir, const LifelongResult& r) {
 }
 
 int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
-  auto method = ParseLifelongMethod(args.method);
-  if (!method.ok()) return Fail(method.status());
-  args.options.method = *method;
+  Status flags = args.flags.Apply(args.options.step);
+  if (!flags.ok()) return Fail(flags);
   args.options.sequence = args.sequence;
-  args.options.lambda_grid = args.lambda_grid;
   args.options.plasticity_reference = !args.no_plasticity;
-  args.options.fisher.programs_per_group = args.options.training.programs_per_group;
 
   DataArgs data;
   data.files = args.files;
@@ -114,9 +122,9 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
   if (!set.ok()) return Fail(set.status());
 
   ProgressLine progress(!args.json);
-  args.options.on_progress = [&](const std::string& line) { progress.Show(line); };
-  args.options.training.on_epoch = [&](const EpochReport& e) {
-    progress.Show(fmt::format("  epoch {}/{}  loss {:.4f}  val PCA {:.4f}", e.epoch, args.options.training.epochs,
+  args.options.step.on_progress = [&](const std::string& line) { progress.Show(line); };
+  args.options.step.training.on_epoch = [&](const EpochReport& e) {
+    progress.Show(fmt::format("  epoch {}/{}  loss {:.4f}  val PCA {:.4f}", e.epoch, args.options.step.training.epochs,
                               e.train_loss, e.val_pca));
   };
   auto result = RunLifelong(*set, args.options);
@@ -135,18 +143,20 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
     return 0;
   }
   const auto& r = *result;
-  const bool ewc = r.method == LifelongMethod::kEwc || r.method == LifelongMethod::kOnlineEwc;
+  const bool ewc = MethodUsesEwc(r.method);
   fmt::print("lifelong {} over {} intrinsics, {:.1f}s\n", LifelongMethodName(r.method), r.intrinsics.size(), r.seconds);
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const auto& s = r.steps[i];
-    fmt::print("step {} {:<20} {:6.1f}s  epochs {:>3}", i + 1, s.intrinsic, s.seconds, s.train.epochs_run);
+    fmt::print("step {} {:<20} {:6.1f}s (train {:.1f}s)  epochs {:>3}  replayed {:>5}", i + 1, s.intrinsic, s.seconds,
+               s.train_seconds, s.train.epochs_run, s.replayed_programs);
     if (ewc)
       fmt::print("  lambda {:>6}  penalty {:.4g}  Fisher {:.1f}s  snapshot {} B {}",
                  i == 0 ? std::string("-") : fmt::format("{:g}", s.lambda), s.penalty, s.fisher_seconds,
                  s.snapshot.size(), s.snapshot_sha256.substr(0, 12));
     fmt::print("\n");
     for (const auto& t : s.lambda_trials)
-      fmt::print("    lambda {:<10g} mean validation PCA over seen intrinsics {:.4f}\n", t.lambda, t.validation_pca);
+      fmt::print("    lambda {:<10g} validation PCA: seen intrinsics {:.4f}, new one {:.4f}{}\n", t.lambda,
+                 t.validation_pca, t.new_validation_pca, t.eligible ? "" : "  (not eligible)");
   }
   PrintMatrix("R, PCA", r, r.pca);
   PrintMatrix("R, top-1", r, r.top1);
@@ -154,6 +164,7 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
   auto gap = [&](double v) { return r.alone_pca.empty() ? std::string("-") : fmt::format("{:.4f}", v); };
   fmt::print("{:<8} {:>8.4f} {:>8.4f} {:>16}\n", "PCA", r.acc_pca, r.bwt_pca, gap(r.mean_plasticity_gap_pca));
   fmt::print("{:<8} {:>8.4f} {:>8.4f} {:>16}\n", "top-1", r.acc_top1, r.bwt_top1, gap(r.mean_plasticity_gap_top1));
+  fmt::print("FWT (PCA, zero-shot R[j-1][j] minus a fresh network's) {:+.4f}\n", r.fwt_pca);
   if (!r.alone_pca.empty()) {
     fmt::print("plasticity gap per intrinsic (trained alone − R[j][j], PCA):");
     for (size_t j = 0; j < r.intrinsics.size(); ++j)
@@ -173,22 +184,10 @@ Command AddLifelongCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--sequence", args->sequence, "Intrinsics in learning order, comma-separated")
       ->required()
       ->delimiter(',');
-  sub->add_option("--method", args->method, "ewc | online-ewc | finetune | joint | separate")->capture_default_str();
-  sub->add_option("--lambda", o.lambda, "EWC strength")->capture_default_str();
-  sub->add_option("--lambda-grid", args->lambda_grid,
-                  "Choose lambda per step from these (comma-separated) on validation tasks of the seen intrinsics")
-      ->delimiter(',');
-  sub->add_option("--gamma", o.gamma, "online-ewc: decay of the running importance")->capture_default_str();
+  args->flags.Add(*sub, o.step);
   sub->add_option("--test-fraction", o.test_fraction, "Held-out tasks per intrinsic (by_task)")->capture_default_str();
-  sub->add_option("--validation-fraction", o.validation_fraction, "With --lambda-grid: validation tasks per intrinsic")
-      ->capture_default_str();
   sub->add_option("--split-seed", o.split_seed, "Seed of the splits")->capture_default_str();
-  sub->add_option("--epochs", o.training.epochs, "Maximum epochs per step")->capture_default_str();
-  sub->add_option("--lr", o.training.learning_rate, "Adam learning rate")->capture_default_str();
-  sub->add_option("--patience", o.training.patience, "Early-stopping patience")->capture_default_str();
-  sub->add_option("--seed", o.training.seed, "Training seed")->capture_default_str();
-  sub->add_option("--hidden", o.network.hidden, "Hidden width")->capture_default_str();
-  sub->add_option("--arch", o.network.architecture, "ucmoh | mlp")->capture_default_str();
+  sub->add_option("--arch", o.step.network.architecture, "ucmoh | mlp")->capture_default_str();
   sub->add_flag("--no-plasticity", args->no_plasticity, "Skip the models trained on each intrinsic alone");
   sub->add_option("--save-snapshots", args->snapshots_dir, "Write each step's serialized snapshot into this folder");
   sub->add_option("-o,--output", args->output, "Write the final model here");

@@ -44,6 +44,11 @@ class CostModel {
   // One score per program of `set`, in order.
   Expected<std::vector<float>> Predict(const ProgramSet& set, int batch_size = 4096) const;
 
+  // Fits the feature normalizer on `set` and nothing else (Train with
+  // TransferMode::kScratch does this itself). For untrained baselines: the
+  // score of a fresh network, which forward transfer is measured against.
+  void FitNormalizer(const ProgramSet& set);
+
   const NetworkConfig& config() const;
   int64_t num_parameters() const;
   std::vector<NamedValues> Parameters() const;

@@ -35,6 +35,10 @@ struct FisherOptions {
   // lifelong runner passes the training value, so the Fisher is that of the
   // loss actually trained.
   double pairwise_weight = 0.0;
+  // Multiplies every group's loss before differentiation (F scales by its
+  // square). 1 in practice; the tests use it to show that NormalizeImportance
+  // makes the penalty independent of the loss's scale.
+  double loss_scale = 1.0;
 };
 
 // The snapshot (method "fisher") of a trained model over `set`; covers the

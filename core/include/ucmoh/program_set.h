@@ -25,6 +25,10 @@ struct ProgramSet {
   std::vector<double> latency_s;    // per program (median)
   std::vector<int32_t> task;        // per program: index into tasks
   std::vector<TaskGroup> tasks;
+  // Per program: the record's ProgramKey (record.h), which names it across
+  // machines and registries (rehearsal samples store these). Sets built by
+  // hand may leave it empty; ProgramKeyAt then derives one from the task.
+  std::vector<std::string> program_key;
 
   size_t size() const { return tokens.size(); }
   int max_tokens() const;
@@ -37,6 +41,9 @@ struct ProgramSet {
 
   // Programs whose intrinsic is in `intrinsics` (all when empty).
   ProgramSet OnlyIntrinsics(const std::vector<std::string>& intrinsics) const;
+
+  // program_key[p], or "<task key>#<position in its task>" when unset.
+  std::string ProgramKeyAt(int32_t p) const;
 
   // Distinct intrinsics, in first-seen order.
   std::vector<std::string> Intrinsics() const;

@@ -55,6 +55,14 @@ Expected<std::string> SerializeSnapshot(const Snapshot& snapshot);
 // format version is Status::Unsupported.
 Expected<Snapshot> DeserializeSnapshot(const std::string& bytes);
 
+// Divides every importance by the mean importance over all parameters, so
+// that the snapshot's mean importance is 1 and λ means the same on every
+// step whatever the size of the intrinsic or the scale of its loss
+// (docs/lifelong.md, "A λ that means the same on every step"). Records the
+// divisor in metadata["importance_mean"]. A snapshot whose importance is all
+// zero is left as it is (nothing to protect).
+void NormalizeImportance(Snapshot& snapshot);
+
 // Checks that names, shapes and sizes agree between two snapshots (or a
 // snapshot and a model's parameters via ewc.h), for merging and penalties.
 Status CheckSameLayout(const Snapshot& a, const Snapshot& b);

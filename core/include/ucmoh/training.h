@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ucmoh/cost_model.h"
@@ -55,7 +56,21 @@ struct TrainReport {
   int64_t trained_parameters = 0;  // parameters the mode let change
 };
 
-// Trains `model` in place on `train` (validation tasks are split off it).
+// Trains `model` in place on `train` (validation tasks are split off it by
+// SplitValidation).
 Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options);
+
+// The same with the validation sets given: every epoch is scored by the mean
+// over the sets of each set's PCA (so each set, e.g. each intrinsic, counts
+// once whatever its size) and the best epoch is kept. No sets: no early
+// stopping, the last epoch is kept. `fit` is trained on as it is.
+Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fit,
+                                          const std::vector<const ProgramSet*>& validation,
+                                          const TrainOptions& options);
+
+// What Train holds out of `train` for early stopping: options.val_fraction of
+// its tasks (by_task, seed options.seed + 1), none when it has under 4 tasks.
+// Returns {fit, validation}.
+std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options);
 
 }  // namespace ucmoh

@@ -26,6 +26,13 @@ struct Evaluation {
   double bwt = 0;    // backward transfer; negative means forgetting
 };
 
+// A learned intrinsic's rehearsal sample (rehearsal.h), as ProgramKeys of
+// the registry's records: replayed by later steps, and scored by them.
+struct RehearsalKeys {
+  std::vector<std::string> replay;      // sorted
+  std::vector<std::string> validation;  // sorted
+};
+
 struct ModelVersion {
   int64_t number = 0;                   // 1, 2, ...; the key
   std::string name = "ucmoh";           // model name used in refs ("ucmoh@3")
@@ -44,11 +51,15 @@ struct ModelVersion {
   // The tasks this version's training step trained on, per intrinsic; verify
   // checks that none of them is held out for that intrinsic.
   std::map<std::string, std::vector<std::string>> trained_tasks;
+  // Every learned intrinsic's rehearsal sample as of this version (record
+  // format 3 of ModelVersion; empty in versions written before it).
+  std::map<std::string, RehearsalKeys> rehearsal;
 };
 
 // The Fisher importance and anchor parameters kept for a version, which the
-// next add-intrinsic reads for its EWC penalty. A version has one snapshot per
-// earlier intrinsic ("separate" EWC) or one running snapshot ("online" EWC).
+// next add-intrinsic reads for its EWC penalty: one snapshot per learned
+// intrinsic (importance normalised to mean 1). Versions written before the
+// lifelong step (schema 3) may hold one running "online" snapshot instead.
 struct SnapshotEntry {
   int64_t version = 0;
   std::string name;                     // per version: an intrinsic name or "online"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ucmoh/cost_model.h"
+#include "ucmoh/lifelong_step.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/registry/registry_store.h"
 #include "ucmoh/training.h"
@@ -40,27 +41,24 @@ Expected<RecordsIngestResult> ImportRecordsFiles(RegistryStore& store, const Plu
 // ---- add-intrinsic ---------------------------------------------------------
 
 struct AddIntrinsicOptions {
-  std::string method = "ewc";  // ewc | online-ewc
-  double lambda = 1000.0;      // EWC strength
-  double gamma = 1.0;          // online-ewc decay
-  int epochs = 30;
+  // Method, λ, rehearsal, training, network and progress: the same struct,
+  // and so the same defaults, as `registry lifelong` (lifelong_step.h).
+  LifelongStepOptions step;
   bool relearn = false;        // allow an intrinsic that is already learned
-  double test_fraction = 0.2;  // by_task split of every intrinsic (held-out tasks)
+  double test_fraction = 0.2;  // held-out tasks of NAME when it is first learned (pinned after)
   uint64_t split_seed = 0;
-  uint64_t seed = 0;           // training / initial weights
-  NetworkConfig network;       // used only when the registry has no version yet
-  std::function<void(const std::string&)> on_progress;
 };
 
 struct AddIntrinsicResult {
   ModelVersion version;  // as committed
-  TrainReport train;
+  LifelongStepResult step;
 };
 
-// One lifelong step: latest (or a fresh network) + NAME's training tasks with
-// EWC from latest's snapshots; Fisher snapshot of NAME; every learned intrinsic
-// evaluated on its held-out tasks; one CommitVersion (version, weights blob,
-// snapshot blobs, evaluation, learned intrinsic, latest).
+// Load -> lifelong step -> commit: latest's model and forgetting state (its
+// snapshots, its rehearsal samples rebuilt from the stored keys) or a fresh
+// network; RunLifelongStep on NAME's training tasks; every learned intrinsic
+// evaluated on its pinned held-out tasks; one CommitVersion (version,
+// weights blob, snapshot blobs, rehearsal keys, evaluation, latest).
 Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet& plugins,
                                           const std::string& name, const AddIntrinsicOptions& options);
 

@@ -1,0 +1,284 @@
+// One lifelong step (lifelong_step.h): replay, EWC with normalised Fisher
+// importance, λ by the validation rule, Fisher and rehearsal of the new
+// intrinsic, and its evaluation row. Uses only the public model API.
+#include "ucmoh/lifelong_step.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "ucmoh/ewc.h"
+#include "ucmoh/fisher.h"
+
+namespace ucmoh {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A candidate that learns the new intrinsic this much worse on its validation
+// programs than the best candidate does is not eligible: λ must not buy
+// retention by refusing to learn.
+constexpr double kPlasticityGuard = 0.02;
+
+Status CheckStep(const LifelongStepInput& in, const LifelongStepOptions& o) {
+  if (o.method == LifelongMethod::kJoint || o.method == LifelongMethod::kSeparate)
+    return Status::InvalidArgument(std::string("lifelong step: '") + LifelongMethodName(o.method) +
+                                   "' is a study baseline, not a step (registry lifelong runs it)");
+  if (!in.train || in.train->size() == 0)
+    return Status::InvalidArgument("lifelong step: no training programs for '" + in.intrinsic + "'");
+  if (!(o.lambda >= 0) || !std::isfinite(o.lambda)) return Status::InvalidArgument("lifelong step: lambda must be >= 0");
+  for (double l : o.lambda_grid)
+    if (!(l >= 0) || !std::isfinite(l)) return Status::InvalidArgument("lifelong step: every lambda of the grid must be >= 0");
+  if (!(o.gamma >= 0)) return Status::InvalidArgument("lifelong step: gamma must be >= 0");
+  if (o.rehearsal_programs < 2) return Status::InvalidArgument("lifelong step: rehearsal programs must be >= 2");
+  for (const auto& h : in.evaluate)
+    if (!h.tasks) return Status::InvalidArgument("lifelong step: no held-out tasks for '" + h.intrinsic + "'");
+  return Status::Ok();
+}
+
+bool Covers(const std::vector<std::string>& intrinsics, const std::string& name) {
+  return std::find(intrinsics.begin(), intrinsics.end(), name) != intrinsics.end();
+}
+
+// Relearning: the intrinsic's own snapshot and sample must not hold it back.
+LifelongState WithoutIntrinsic(LifelongState state, const std::string& name) {
+  auto& s = state.snapshots;
+  s.erase(std::remove_if(s.begin(), s.end(), [&](const Snapshot& x) { return Covers(x.intrinsics, name); }), s.end());
+  auto& r = state.rehearsal;
+  r.erase(std::remove_if(r.begin(), r.end(), [&](const RehearsalSample& x) { return x.intrinsic == name; }), r.end());
+  return state;
+}
+
+// The snapshots the penalty sums: each one (ewc) or their online merge.
+Expected<std::vector<Snapshot>> PenaltySnapshots(const LifelongState& state, const LifelongStepOptions& o) {
+  if (!MethodUsesEwc(o.method) || state.snapshots.empty()) return std::vector<Snapshot>{};
+  if (o.method != LifelongMethod::kOnlineEwc) return state.snapshots;
+  Snapshot merged = state.snapshots.front();
+  for (size_t i = 1; i < state.snapshots.size(); ++i) {
+    auto m = MergeOnline(merged, state.snapshots[i], o.gamma);
+    if (!m.ok()) return m.status();
+    merged = std::move(*m);
+  }
+  return std::vector<Snapshot>{std::move(merged)};
+}
+
+// What the step trains and scores on, built once.
+struct StepData {
+  ProgramSet fit, validation;            // the new intrinsic, canonical order
+  ProgramSet train;                      // fit + replayed programs
+  std::vector<const ProgramSet*> scored;  // validation sets early stopping and λ see
+  int64_t replayed = 0;
+};
+
+StepData PrepareStepData(const LifelongStepInput& in, const LifelongState& state, const LifelongStepOptions& o) {
+  StepData d;
+  auto [fit, validation] = SplitValidation(CanonicalOrder(*in.train), o.training);
+  d.fit = std::move(fit);
+  d.validation = std::move(validation);
+  d.train = d.fit;
+  if (MethodReplays(o.method))
+    for (const auto& r : state.rehearsal) {
+      d.train.Append(r.replay);
+      d.replayed += static_cast<int64_t>(r.replay.size());
+    }
+  return d;
+}
+
+void PointScoredSets(StepData& d, const LifelongState& state, const LifelongStepOptions& o) {
+  d.scored = {&d.validation};
+  if (o.method == LifelongMethod::kFinetune) return;  // the baseline sees only the new intrinsic
+  for (const auto& r : state.rehearsal) d.scored.push_back(&r.validation);
+}
+
+struct Candidate {
+  CostModel model{nullptr};
+  TrainReport report;
+  LambdaTrial trial;
+  double penalty = 0;
+};
+
+Expected<Candidate> TrainCandidate(const LifelongStepInput& in, const StepData& d,
+                                   const std::vector<Snapshot>& snapshots, double lambda,
+                                   const LifelongStepOptions& o) {
+  Candidate c;
+  if (in.model) {
+    c.model = in.model->Clone();
+  } else {
+    auto fresh = CostModel::Create(o.network);
+    if (!fresh.ok()) return fresh.status();
+    c.model = std::move(*fresh);
+  }
+  auto penalty = snapshots.empty() ? nullptr : MakeEwcPenalty(snapshots, lambda);
+  TrainOptions t = o.training;
+  t.mode = in.model ? TransferMode::kFinetune : TransferMode::kScratch;
+  t.penalty = penalty.get();
+  auto report = TrainWithValidation(c.model, d.train, d.scored, t);
+  if (!report.ok()) return report.status().WithContext(in.intrinsic);
+  c.report = *report;
+  if (penalty) c.penalty = EwcPenaltyValue(*penalty, c.model);
+  c.trial.lambda = lambda;
+  c.trial.validation_pca = report->best_val_pca;
+  if (d.validation.size() > 0) {
+    auto scores = c.model.Predict(d.validation);
+    if (!scores.ok()) return scores.status();
+    c.trial.new_validation_pca = EvaluateRanking(d.validation, *scores).pca;
+  }
+  return c;
+}
+
+// The λ rule: among candidates whose loss stayed finite and that learned the
+// new intrinsic within kPlasticityGuard of the best, the best mean validation
+// PCA over every seen intrinsic; ties go to the smaller λ.
+size_t ChooseCandidate(std::vector<Candidate>& candidates) {
+  double best_new = -1;
+  for (const auto& c : candidates)
+    if (std::isfinite(c.report.final_train_loss)) best_new = std::max(best_new, c.trial.new_validation_pca);
+  size_t chosen = 0;
+  bool found = false;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    auto& c = candidates[i];
+    c.trial.eligible = std::isfinite(c.report.final_train_loss) && c.trial.new_validation_pca >= best_new - kPlasticityGuard;
+    if (!c.trial.eligible) continue;
+    const auto& b = candidates[chosen];
+    if (!found || c.trial.validation_pca > b.trial.validation_pca ||
+        (c.trial.validation_pca == b.trial.validation_pca && c.trial.lambda < b.trial.lambda)) {
+      chosen = i;
+      found = true;
+    }
+  }
+  return chosen;
+}
+
+std::vector<double> LambdaCandidates(const std::vector<Snapshot>& snapshots, const LifelongStepOptions& o) {
+  if (snapshots.empty()) return {0.0};
+  if (o.lambda_grid.empty()) return {o.lambda};
+  std::vector<double> grid = o.lambda_grid;
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  return grid;
+}
+
+// The new intrinsic's normalised Fisher snapshot, over the loss training uses.
+Expected<Snapshot> StepFisher(const CostModel& model, const ProgramSet& fit, const LifelongStepOptions& o) {
+  FisherOptions f;
+  f.programs_per_group = o.training.programs_per_group;
+  f.pairwise_weight = o.training.pairwise_weight;
+  f.seed = o.training.seed;
+  auto fisher = ComputeFisher(model, fit, f);
+  if (!fisher.ok()) return fisher.status();
+  NormalizeImportance(*fisher);
+  return fisher;
+}
+
+Expected<std::vector<EvaluationCell>> EvaluateRow(const CostModel& model, const std::vector<HeldOutTasks>& held_out) {
+  std::vector<EvaluationCell> row;
+  for (const auto& h : held_out) {
+    auto scores = model.Predict(*h.tasks);
+    if (!scores.ok()) return scores.status().WithContext(h.intrinsic);
+    row.push_back({h.intrinsic, EvaluateRanking(*h.tasks, *scores)});
+  }
+  return row;
+}
+
+}  // namespace
+
+Expected<LifelongMethod> ParseLifelongMethod(const std::string& name) {
+  for (LifelongMethod m : {LifelongMethod::kEwcReplay, LifelongMethod::kReplay, LifelongMethod::kEwc,
+                           LifelongMethod::kOnlineEwc, LifelongMethod::kFinetune, LifelongMethod::kJoint,
+                           LifelongMethod::kSeparate})
+    if (name == LifelongMethodName(m)) return m;
+  if (name == "online_ewc") return LifelongMethod::kOnlineEwc;  // as older registry versions name it
+  return Status::InvalidArgument("unknown lifelong method '" + name +
+                                 "' (ewc+replay, replay, ewc, online-ewc, finetune, joint, separate)");
+}
+
+const char* LifelongMethodName(LifelongMethod method) {
+  switch (method) {
+    case LifelongMethod::kEwcReplay: return "ewc+replay";
+    case LifelongMethod::kReplay: return "replay";
+    case LifelongMethod::kEwc: return "ewc";
+    case LifelongMethod::kOnlineEwc: return "online-ewc";
+    case LifelongMethod::kFinetune: return "finetune";
+    case LifelongMethod::kJoint: return "joint";
+    case LifelongMethod::kSeparate: return "separate";
+  }
+  return "?";
+}
+
+bool MethodUsesEwc(LifelongMethod m) {
+  return m == LifelongMethod::kEwc || m == LifelongMethod::kOnlineEwc || m == LifelongMethod::kEwcReplay;
+}
+
+bool MethodReplays(LifelongMethod m) { return m == LifelongMethod::kReplay || m == LifelongMethod::kEwcReplay; }
+
+TrainOptions LifelongTrainingDefaults() {
+  TrainOptions t;
+  t.epochs = 30;
+  return t;
+}
+
+Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const LifelongStepOptions& o) {
+  UCMOH_RETURN_IF_ERROR(CheckStep(in, o));
+  auto say = [&](const std::string& line) {
+    if (o.on_progress) o.on_progress(line);
+  };
+  const LifelongState state = WithoutIntrinsic(in.state, in.intrinsic);
+  auto snapshots = PenaltySnapshots(state, o);
+  if (!snapshots.ok()) return snapshots.status();
+  for (const auto& s : *snapshots)
+    if (in.model) UCMOH_RETURN_IF_ERROR(CheckSnapshotFits(s, *in.model));
+  StepData d = PrepareStepData(in, state, o);
+  PointScoredSets(d, state, o);
+
+  LifelongStepResult result;
+  const auto train_start = Clock::now();
+  std::vector<Candidate> candidates;
+  for (double lambda : LambdaCandidates(*snapshots, o)) {
+    say(fmt::format("{}: {} on {} programs + {} replayed{}", in.intrinsic, LifelongMethodName(o.method), d.fit.size(),
+                    d.replayed, snapshots->empty() ? "" : fmt::format(", lambda {:g}", lambda)));
+    auto c = TrainCandidate(in, d, *snapshots, lambda, o);
+    if (!c.ok()) return c.status();
+    candidates.push_back(std::move(*c));
+  }
+  Candidate& kept = candidates[ChooseCandidate(candidates)];
+  if (!o.lambda_grid.empty() && candidates.size() > 1)
+    for (const auto& c : candidates) result.lambda_trials.push_back(c.trial);
+  result.train_seconds = SecondsSince(train_start);
+  result.model = std::move(kept.model);
+  result.train = kept.report;
+  result.lambda = kept.trial.lambda;
+  result.penalty = kept.penalty;
+  std::vector<std::string> learned = in.model ? in.model->learned_intrinsics() : std::vector<std::string>{};
+  if (!Covers(learned, in.intrinsic)) learned.push_back(in.intrinsic);
+  result.model.set_learned_intrinsics(learned);
+
+  result.state = state;
+  if (MethodUsesEwc(o.method)) {
+    const auto fisher_start = Clock::now();
+    say(in.intrinsic + ": Fisher importance");
+    auto fisher = StepFisher(result.model, d.fit, o);
+    if (!fisher.ok()) return fisher.status().WithContext(in.intrinsic);
+    result.state.snapshots.push_back(std::move(*fisher));
+    result.fisher_seconds = SecondsSince(fisher_start);
+  }
+  result.state.rehearsal.push_back(
+      DrawRehearsal(in.intrinsic, d.fit, d.validation, o.rehearsal_programs, o.rehearsal_seed));
+  result.fit_programs = static_cast<int64_t>(d.fit.size());
+  result.replayed_programs = d.replayed;
+
+  const auto evaluate_start = Clock::now();
+  auto row = EvaluateRow(result.model, in.evaluate);
+  if (!row.ok()) return row.status();
+  result.row = std::move(*row);
+  result.evaluate_seconds = SecondsSince(evaluate_start);
+  return result;
+}
+
+}  // namespace ucmoh

@@ -1,0 +1,309 @@
+// add-intrinsic (registry_ops.h): load the latest version and its forgetting
+// state, run the one lifelong step (lifelong_step.h), commit the result.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <set>
+
+#include "model_bytes.h"
+#include "ucmoh/lifelong_step.h"
+#include "ucmoh/program_set.h"
+#include "ucmoh/registry/registry_ops.h"
+#include "ucmoh/rehearsal.h"
+#include "ucmoh/sha256.h"
+#include "ucmoh/snapshot.h"
+#include "ucmoh/task_split.h"
+
+namespace ucmoh::registry {
+
+namespace {
+
+int64_t Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct HeldOut {
+  ProgramSet train, test;
+  TaskSplit split;  // pinned: the parent's, extended for new tasks, or pinned now
+};
+
+// NAME's records split by its pinned held-out tasks: the parent version's
+// split when it has one (options cannot move it), else one pinned now from
+// the options' fraction and seed.
+Expected<HeldOut> SplitIntrinsic(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
+                                 const std::map<std::string, TaskSplit>& pinned, const AddIntrinsicOptions& o) {
+  auto records = store.ReadRecords(name);
+  if (!records.ok()) return records.status();
+  auto set = BuildProgramSet(plugins, *records);
+  if (!set.ok()) return set.status().WithContext(name);
+  const std::vector<std::string> keys = TaskKeys(*set);
+  auto found = pinned.find(name);
+  Expected<TaskSplit> split = found != pinned.end() ? ExtendTaskSplit(found->second, keys)
+                                                    : PinTaskSplit(keys, o.test_fraction, o.split_seed);
+  if (!split.ok())
+    return Status::InvalidArgument(fmt::format("{}: cannot hold tasks out for evaluation: {}", name,
+                                               split.status().message()));
+  auto halves = ApplyTaskSplit(*set, *split);
+  if (!halves.ok()) return halves.status().WithContext(name);
+  if (halves->train.size() == 0 || halves->held_out.size() == 0)
+    return Status::InvalidArgument(fmt::format("{}: its pinned split leaves no task to {}", name,
+                                               halves->train.size() == 0 ? "train on" : "evaluate on"));
+  return HeldOut{std::move(halves->train), std::move(halves->held_out), std::move(*split)};
+}
+
+// Suggests, for one intrinsic, only the commands that can produce its records.
+std::string HowToGetRecords(const PluginSet& plugins, const std::string& name) {
+  std::string how = "`registry records add FILE.jsonl`";
+  if (const LoadedPlugin* p = plugins.ForIntrinsic(name)) {
+    for (const std::string& format : p->plugin->Importers())
+      how += fmt::format(", `registry records import {} FILE`", format);
+    if (p->plugin->CanMeasure(name).ok()) how += fmt::format(", `registry measure {}`", name);
+  }
+  return how;
+}
+
+Status CheckRequest(const RegistryStore& store, const PluginSet& plugins, const std::string& name) {
+  if (!plugins.Intrinsic(name)) {
+    std::string known;
+    for (const auto& i : plugins.AllIntrinsics()) known += (known.empty() ? "" : ", ") + i.name;
+    return Status::NotFound("no loaded plugin supplies intrinsic '" + name + "' (loaded: " + known +
+                            "); add its plugin to plugins.json");
+  }
+  auto count = store.CountRecords(name);
+  if (!count.ok()) return count.status();
+  if (*count == 0)
+    return Status::NotFound(fmt::format("the registry has no records for '{}'; add some first: {}", name,
+                                        HowToGetRecords(plugins, name)));
+  return Status::Ok();
+}
+
+// The latest version, or nothing in an empty registry.
+Expected<std::optional<ModelVersion>> Latest(const RegistryStore& store) {
+  auto versions = store.ListVersions();
+  if (!versions.ok()) return versions.status();
+  if (versions->empty()) return std::optional<ModelVersion>{};
+  auto latest = store.ResolveRef("latest");
+  if (!latest.ok()) return latest.status();
+  auto v = store.GetVersion(*latest);
+  if (!v.ok()) return v.status();
+  return std::optional<ModelVersion>{std::move(*v)};
+}
+
+size_t LearnedPosition(const ModelVersion& v, const std::vector<std::string>& covered) {
+  auto it = std::find(v.intrinsics.begin(), v.intrinsics.end(), covered.empty() ? "" : covered.front());
+  return static_cast<size_t>(it - v.intrinsics.begin());
+}
+
+// The version's snapshots, in the order their intrinsics were learned.
+Expected<std::vector<Snapshot>> LoadSnapshots(const RegistryStore& store, const ModelVersion& v) {
+  auto entries = store.ListSnapshots(v.number);
+  if (!entries.ok()) return entries.status();
+  std::vector<Snapshot> out;
+  for (const auto& e : *entries) {
+    auto bytes = store.GetBlob(e.blob_sha256);
+    if (!bytes.ok()) return bytes.status().WithContext("snapshot " + e.name);
+    auto s = DeserializeSnapshot(*bytes);
+    if (!s.ok()) return s.status().WithContext("snapshot " + e.name);
+    out.push_back(std::move(*s));
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const Snapshot& a, const Snapshot& b) {
+    return LearnedPosition(v, a.intrinsics) < LearnedPosition(v, b.intrinsics);
+  });
+  return out;
+}
+
+// One intrinsic's rehearsal sample, rebuilt from the keys the version stored.
+Expected<RehearsalSample> LoadSample(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
+                                     const RehearsalKeys& keys) {
+  auto records = store.ReadRecords(name);
+  if (!records.ok()) return records.status();
+  std::set<std::string> wanted(keys.replay.begin(), keys.replay.end());
+  wanted.insert(keys.validation.begin(), keys.validation.end());
+  std::vector<Record> kept;
+  for (auto& r : *records)
+    if (wanted.count(ProgramKey(r))) kept.push_back(std::move(r));
+  RehearsalSample sample{name, keys.replay, keys.validation, {}, {}};
+  if (kept.empty()) return sample;
+  auto set = BuildProgramSet(plugins, kept);
+  if (!set.ok()) return set.status();
+  auto replay = SelectPrograms(*set, keys.replay);
+  if (!replay.ok()) return replay.status();
+  auto validation = SelectPrograms(*set, keys.validation);
+  if (!validation.ok()) return validation.status();
+  sample.replay = CanonicalOrder(*replay);
+  sample.validation = CanonicalOrder(*validation);
+  return sample;
+}
+
+// The parent's forgetting state: its snapshots and rehearsal samples, in learning order.
+Expected<LifelongState> LoadState(const RegistryStore& store, const PluginSet& plugins, const ModelVersion& v) {
+  LifelongState state;
+  auto snapshots = LoadSnapshots(store, v);
+  if (!snapshots.ok()) return snapshots.status();
+  state.snapshots = std::move(*snapshots);
+  for (const auto& name : v.intrinsics) {
+    auto keys = v.rehearsal.find(name);
+    if (keys == v.rehearsal.end()) continue;  // learned before versions stored rehearsal samples
+    auto sample = LoadSample(store, plugins, name, keys->second);
+    if (!sample.ok()) return sample.status().WithContext(fmt::format("rehearsal sample of {} in version {}", name, v.number));
+    state.rehearsal.push_back(std::move(*sample));
+  }
+  return state;
+}
+
+// The row as an Evaluation: ACC over the learned intrinsics, BWT against the
+// diagonal entries stored by the versions that learned the earlier ones.
+Evaluation MakeEvaluation(const RegistryStore& store, const std::vector<EvaluationCell>& row, const std::string& name) {
+  Evaluation eval;
+  double bwt_sum = 0;
+  int bwt_n = 0;
+  for (const auto& cell : row) {
+    eval.rows.push_back({cell.intrinsic, cell.metrics.pca, cell.metrics.top1, cell.metrics.top5});
+    eval.acc += cell.metrics.pca / static_cast<double>(row.size());
+    if (cell.intrinsic == name) continue;
+    auto entry = store.GetIntrinsic(cell.intrinsic);
+    if (!entry.ok() || entry->learned_in_version <= 0) continue;
+    auto v = store.GetVersion(entry->learned_in_version);
+    if (!v.ok()) continue;
+    for (const auto& earlier : v->evaluation.rows)
+      if (earlier.intrinsic == cell.intrinsic) {
+        bwt_sum += cell.metrics.pca - earlier.pca;
+        ++bwt_n;
+      }
+  }
+  eval.bwt = bwt_n ? bwt_sum / bwt_n : 0.0;
+  return eval;
+}
+
+ParamMap HyperParameters(const AddIntrinsicOptions& o, const LifelongStepResult& r, const std::string& name,
+                         const TaskSplit& split) {
+  const LifelongStepOptions& s = o.step;
+  const NetworkConfig& n = r.model.config();
+  return {{"method", std::string(LifelongMethodName(s.method))},
+          {"lambda", r.lambda},
+          {"lambda_grid", fmt::format("{}", fmt::join(s.lambda_grid, ","))},
+          {"gamma", s.gamma},
+          {"rehearsal_programs", static_cast<int64_t>(s.rehearsal_programs)},
+          {"rehearsal_seed", static_cast<int64_t>(s.rehearsal_seed)},
+          {"epochs", static_cast<int64_t>(s.training.epochs)},
+          {"epochs_run", static_cast<int64_t>(r.train.epochs_run)},
+          {"learning_rate", s.training.learning_rate},
+          {"patience", static_cast<int64_t>(s.training.patience)},
+          {"seed", static_cast<int64_t>(s.training.seed)},
+          {"intrinsic", name},
+          {"test_fraction", split.test_fraction},
+          {"split_seed", static_cast<int64_t>(split.seed)},
+          {"hidden", static_cast<int64_t>(n.hidden)},
+          {"heads", static_cast<int64_t>(n.heads)},
+          {"encoder_layers", static_cast<int64_t>(n.encoder_layers)},
+          {"fc_blocks", static_cast<int64_t>(n.fc_blocks)}};
+}
+
+Expected<VersionCommit> BuildCommit(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
+                                    const std::optional<ModelVersion>& parent, const HeldOut& data,
+                                    std::map<std::string, TaskSplit> splits, const AddIntrinsicOptions& o,
+                                    const LifelongStepResult& r) {
+  VersionCommit commit;
+  for (const auto& s : r.state.snapshots) {
+    auto bytes = SerializeSnapshot(s);
+    if (!bytes.ok()) return bytes.status();
+    commit.snapshots.push_back({fmt::format("{}", fmt::join(s.intrinsics, "+")), s.intrinsics, s.method, std::move(*bytes)});
+  }
+  for (const auto& sample : r.state.rehearsal)
+    commit.version.rehearsal[sample.intrinsic] = {sample.replay_keys, sample.validation_keys};
+  auto weights = SerializeModelBytes(r.model);
+  if (!weights.ok()) return weights.status();
+  commit.weights = std::move(*weights);
+  std::vector<std::string> keys;
+  for (size_t p = 0; p < data.train.size() + data.test.size(); ++p)
+    keys.push_back(p < data.train.size() ? data.train.ProgramKeyAt(static_cast<int32_t>(p))
+                                         : data.test.ProgramKeyAt(static_cast<int32_t>(p - data.train.size())));
+  std::sort(keys.begin(), keys.end());
+  commit.version.training_data_digest = Sha256Hex(fmt::format("{}\n", fmt::join(keys, "\n")));
+  commit.version.parent = parent ? parent->number : 0;
+  commit.version.intrinsics = r.model.learned_intrinsics();
+  commit.version.hyper_parameters = HyperParameters(o, r, name, data.split);
+  splits[name] = data.split;
+  commit.version.task_splits = std::move(splits);
+  commit.version.trained_tasks[name] = TaskKeys(data.train);
+  commit.version.evaluation = MakeEvaluation(store, r.row, name);
+  commit.version.created_at = Now();
+  IntrinsicEntry entry;
+  if (auto existing = store.GetIntrinsic(name); existing.ok()) entry = *existing;
+  entry.name = name;
+  if (const LoadedPlugin* p = plugins.ForIntrinsic(name)) {
+    entry.target = p->target.name;
+    entry.plugin = p->entry.name;
+    entry.plugin_sha256 = p->library_sha256;
+  }
+  entry.learned_in_version = 0;
+  entry.learned_at = 0;
+  commit.learned.push_back(entry);
+  commit.move_latest = true;
+  return commit;
+}
+
+}  // namespace
+
+Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet& plugins, const std::string& name,
+                                          const AddIntrinsicOptions& o) {
+  auto say = [&](const std::string& s) {
+    if (o.step.on_progress) o.step.on_progress(s);
+  };
+  if (o.step.method == LifelongMethod::kJoint || o.step.method == LifelongMethod::kSeparate)
+    return Status::InvalidArgument(std::string("add-intrinsic cannot use the study baseline '") +
+                                   LifelongMethodName(o.step.method) + "'");
+  UCMOH_RETURN_IF_ERROR(CheckRequest(store, plugins, name));
+  auto parent = Latest(store);
+  if (!parent.ok()) return parent.status();
+  const std::vector<std::string> learned = *parent ? (*parent)->intrinsics : std::vector<std::string>{};
+  if (std::find(learned.begin(), learned.end(), name) != learned.end() && !o.relearn)
+    return Status::AlreadyExists(fmt::format("'{}' is already learned (version {}); pass --relearn to train it again",
+                                             name, (*parent)->number));
+  std::optional<CostModel> model;
+  LifelongStepInput in;
+  if (*parent) {
+    say(fmt::format("loading version {}", (*parent)->number));
+    auto m = LoadVersionModel(store, (*parent)->number);
+    if (!m.ok()) return m.status();
+    model = std::move(*m);
+    in.model = &*model;
+    auto state = LoadState(store, plugins, **parent);
+    if (!state.ok()) return state.status();
+    in.state = std::move(*state);
+  }
+  say("featurizing " + name);
+  const auto pinned = *parent ? (*parent)->task_splits : std::map<std::string, TaskSplit>{};
+  auto data = SplitIntrinsic(store, plugins, name, pinned, o);
+  if (!data.ok()) return data.status();
+  std::map<std::string, TaskSplit> splits = pinned;
+  std::vector<HeldOut> others;  // every other learned intrinsic's held-out tasks, for the row
+  others.reserve(learned.size());
+  for (const auto& other : learned) {
+    if (other == name) continue;
+    auto h = SplitIntrinsic(store, plugins, other, pinned, o);
+    if (!h.ok()) return h.status();
+    splits[other] = h->split;
+    others.push_back(std::move(*h));
+  }
+  in.intrinsic = name;
+  in.train = &data->train;
+  std::vector<std::string> row = learned;  // the row, in learning order
+  if (std::find(row.begin(), row.end(), name) == row.end()) row.push_back(name);
+  for (size_t i = 0, k = 0; i < row.size(); ++i)
+    in.evaluate.push_back({row[i], row[i] == name ? &data->test : &others[k++].test});
+  auto step = RunLifelongStep(in, o.step);
+  if (!step.ok()) return step.status();
+  auto commit = BuildCommit(store, plugins, name, *parent, *data, std::move(splits), o, *step);
+  if (!commit.ok()) return commit.status();
+  say("committing");
+  auto committed = store.CommitVersion(*commit);
+  if (!committed.ok()) return committed.status();
+  return AddIntrinsicResult{*committed, std::move(*step)};
+}
+
+}  // namespace ucmoh::registry
