@@ -130,7 +130,7 @@ TEST(RegistrySchema, NewerClassFormatIsRefused) {
     const std::string key = std::string(7, '\0') + "\x01";
     std::string value = raw.Get("versions", key);
     ASSERT_GT(value.size(), 5u);
-    ASSERT_EQ(value[1], 2);  // ModelVersion's class version
+    ASSERT_EQ(value[1], 3);  // ModelVersion's class version (3: rehearsal keys)
     value[1] = 9;
     ASSERT_TRUE(raw.Put("versions", key, value).ok());
   }

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <unordered_map>
 #include <optional>
 
 #include "ucmoh/fisher.h"
@@ -27,11 +29,23 @@ struct IntrinsicData {
   ProgramSet train, test;
 };
 
+// One program per ProgramKey, the last one read, as the registry keeps them
+// (a records file may measure the same program twice).
+ProgramSet LastOfEachProgram(const ProgramSet& set) {
+  std::unordered_map<std::string, int32_t> last;
+  for (size_t p = 0; p < set.size(); ++p) last[set.ProgramKeyAt(static_cast<int32_t>(p))] = static_cast<int32_t>(p);
+  if (last.size() == set.size()) return set;
+  std::vector<int32_t> kept;
+  for (const auto& [key, p] : last) kept.push_back(p);
+  std::sort(kept.begin(), kept.end());
+  return set.Subset(kept);
+}
+
 // Each intrinsic split by the same pinned rule add-intrinsic uses.
 Expected<std::vector<IntrinsicData>> PrepareData(const ProgramSet& data, const LifelongOptions& o) {
   std::vector<IntrinsicData> out;
   for (const auto& in : o.sequence) {
-    ProgramSet all = data.OnlyIntrinsics({in});
+    ProgramSet all = LastOfEachProgram(data.OnlyIntrinsics({in}));
     if (all.tasks.empty()) return Status::NotFound("intrinsic '" + in + "' has no programs in the data");
     auto split = PinTaskSplit(TaskKeys(all), o.test_fraction, o.split_seed);
     if (!split.ok()) return split.status().WithContext(in);

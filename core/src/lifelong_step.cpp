@@ -118,6 +118,7 @@ Expected<Candidate> TrainCandidate(const LifelongStepInput& in, const StepData& 
   auto penalty = snapshots.empty() ? nullptr : MakeEwcPenalty(snapshots, lambda);
   TrainOptions t = o.training;
   t.mode = in.model ? TransferMode::kFinetune : TransferMode::kScratch;
+  t.refit_normalizer = o.refit_normalizer;
   t.penalty = penalty.get();
   auto report = TrainWithValidation(c.model, d.train, d.scored, t);
   if (!report.ok()) return report.status().WithContext(in.intrinsic);

@@ -50,6 +50,8 @@ Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOption
   } else if (!impl.normalizer.fitted()) {
     return Status::InvalidArgument(std::string(TransferModeName(options.mode)) +
                                    " needs a trained model to start from");
+  } else if (options.refit_normalizer) {
+    impl.normalizer.Fit(train);
   }
   for (auto& p : impl.net->named_parameters()) {
     const bool frozen = options.mode == TransferMode::kExtract && IsFeatureExtractorParameter(p.key());

@@ -189,6 +189,7 @@ ParamMap HyperParameters(const AddIntrinsicOptions& o, const LifelongStepResult&
           {"gamma", s.gamma},
           {"rehearsal_programs", static_cast<int64_t>(s.rehearsal_programs)},
           {"rehearsal_seed", static_cast<int64_t>(s.rehearsal_seed)},
+          {"refit_normalizer", static_cast<int64_t>(s.refit_normalizer)},
           {"epochs", static_cast<int64_t>(s.training.epochs)},
           {"epochs_run", static_cast<int64_t>(r.train.epochs_run)},
           {"learning_rate", s.training.learning_rate},

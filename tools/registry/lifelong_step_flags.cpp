@@ -20,6 +20,8 @@ void LifelongStepFlags::Add(CLI::App& sub, LifelongStepOptions& o, const std::ve
                  "Programs kept per learned intrinsic for replay (and as many for validation)")
       ->capture_default_str();
   sub.add_option("--rehearsal-seed", o.rehearsal_seed, "Seed of the rehearsal samples")->capture_default_str();
+  sub.add_flag("--refit-normalizer", o.refit_normalizer,
+               "Refit the feature normaliser at every step on the new and the replayed programs");
   sub.add_option("--epochs", o.training.epochs, "Maximum epochs per step")->capture_default_str();
   sub.add_option("--lr", o.training.learning_rate, "Adam learning rate")->capture_default_str();
   sub.add_option("--patience", o.training.patience, "Early-stopping patience")->capture_default_str();
@@ -43,6 +45,7 @@ nlohmann::json StepOptionsJson(const LifelongStepOptions& o) {
           {"gamma", o.gamma},
           {"rehearsal_programs", o.rehearsal_programs},
           {"rehearsal_seed", o.rehearsal_seed},
+          {"refit_normalizer", o.refit_normalizer},
           {"epochs", o.training.epochs},
           {"learning_rate", o.training.learning_rate},
           {"patience", o.training.patience},

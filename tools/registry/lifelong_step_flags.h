@@ -16,7 +16,7 @@ struct LifelongStepFlags {
   std::string method;  // filled with the default method's name by Add
   std::vector<std::string> allowed;
 
-  // --method, --lambda, --lambda-grid, --gamma, --rehearsal, --rehearsal-seed,
+  // --method, --lambda, --lambda-grid, --gamma, --rehearsal, --rehearsal-seed, --refit-normalizer,
   // --epochs, --lr, --patience, --seed, --hidden. `methods` limits --method
   // (add-intrinsic cannot run the joint and separate baselines).
   void Add(CLI::App& sub, LifelongStepOptions& options, const std::vector<LifelongMethod>& methods = {});

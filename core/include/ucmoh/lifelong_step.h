@@ -47,6 +47,10 @@ struct LifelongStepOptions {
   double gamma = 1.0;           // online-ewc: decay of older importance
   int rehearsal_programs = 256;  // per learned intrinsic: replayed programs (and as many validation programs)
   uint64_t rehearsal_seed = 0;
+  // Refit the feature normaliser at every step on what the step trains on
+  // (the new intrinsic's fit programs and the replayed samples). Off: the
+  // first step's normaliser is kept (the default, docs/lifelong.md).
+  bool refit_normalizer = false;
   NetworkConfig network;        // the first step's fresh network
   TrainOptions training = LifelongTrainingDefaults();  // mode and penalty are set by the step
   std::function<void(const std::string&)> on_progress;

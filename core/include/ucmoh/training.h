@@ -43,6 +43,9 @@ struct TrainOptions {
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
   int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
+  // finetune / extract: refit the feature normalizer on the training set
+  // before training (scratch always fits it). Off: it stays as trained.
+  bool refit_normalizer = false;
   const EwcPenalty* penalty = nullptr;
   std::function<void(const EpochReport&)> on_epoch;  // progress reporting
 };
