@@ -181,9 +181,13 @@ Expected<Snapshot> StepFisher(const CostModel& model, const ProgramSet& fit, con
 Expected<std::vector<EvaluationCell>> EvaluateRow(const CostModel& model, const std::vector<HeldOutTasks>& held_out) {
   std::vector<EvaluationCell> row;
   for (const auto& h : held_out) {
-    auto scores = model.Predict(*h.tasks);
+    // Canonical order: a program's score depends (in the last bits) on the
+    // batch it is padded into, and near-ties must break the same way
+    // whichever entry point read the records.
+    const ProgramSet tasks = CanonicalOrder(*h.tasks);
+    auto scores = model.Predict(tasks);
     if (!scores.ok()) return scores.status().WithContext(h.intrinsic);
-    row.push_back({h.intrinsic, EvaluateRanking(*h.tasks, *scores)});
+    row.push_back({h.intrinsic, EvaluateRanking(tasks, *scores)});
   }
   return row;
 }
