@@ -90,7 +90,8 @@ TEST(LifelongReal, DefaultMethodForgetsTheFirstIntrinsicLessThanFinetuning) {
   const std::vector<std::string> sequence = {"tensorcore.h1688", "tensorcore.h16816"};
   auto finetune = RunLifelong(set, SmallRun(LifelongMethod::kFinetune, sequence));
   ASSERT_TRUE(finetune.ok()) << finetune.status().message();
-  const LifelongMethod default_method = LifelongStepOptions{}.method;
+  const LifelongStepOptions defaults;
+  const LifelongMethod default_method = defaults.method;
   auto kept = RunLifelong(set, SmallRun(default_method, sequence));
   ASSERT_TRUE(kept.ok()) << kept.status().message();
 
@@ -106,7 +107,9 @@ TEST(LifelongReal, DefaultMethodForgetsTheFirstIntrinsicLessThanFinetuning) {
               finetune->pca[0][1], finetune->pca[1][0], finetune->pca[1][1], kept->pca[0][0], kept->pca[0][1],
               kept->pca[1][0], kept->pca[1][1]);
   EXPECT_LT(after_default, after_finetune);
-  if (MethodReplays(default_method)) EXPECT_GT(kept->steps[1].replayed_programs, 0);
+  if (MethodReplays(default_method)) {
+    EXPECT_GT(kept->steps[1].replayed_programs, 0);
+  }
   if (MethodUsesEwc(default_method)) {
     EXPECT_GT(kept->steps[1].penalty, 0);
     // The snapshot after step 0 is the (normalised) Fisher over h1688's training data.

@@ -95,8 +95,8 @@ TEST_F(LifelongStepEntryPoints, SameSeedGivesTheSameWeightsThroughBothEntryPoint
     EXPECT_EQ(rows[j].intrinsic, kSequence[j]);
     EXPECT_DOUBLE_EQ(rows[j].pca, result->pca[1][j]);
   }
-  EXPECT_EQ(std::get<std::string>(versions.back().hyper_parameters.at("method")),
-            LifelongMethodName(LifelongStepOptions{}.method));
+  const LifelongStepOptions defaults;
+  EXPECT_EQ(std::get<std::string>(versions.back().hyper_parameters.at("method")), LifelongMethodName(defaults.method));
 }
 
 TEST_F(LifelongStepEntryPoints, RehearsalSampleIsBoundedStoredAndReplayed) {
@@ -113,9 +113,11 @@ TEST_F(LifelongStepEntryPoints, RehearsalSampleIsBoundedStoredAndReplayed) {
   const auto& held_out = v1->version.task_splits.at(kSequence[0]).held_out_tasks;
   auto records = store_->ReadRecords(kSequence[0]);
   ASSERT_TRUE(records.ok());
-  for (const auto& r : *records)
-    if (std::binary_search(first.replay.begin(), first.replay.end(), ProgramKey(r)))
+  for (const auto& r : *records) {
+    if (std::binary_search(first.replay.begin(), first.replay.end(), ProgramKey(r))) {
       EXPECT_FALSE(std::binary_search(held_out.begin(), held_out.end(), r.task.key)) << r.task.key;
+    }
+  }
 
   auto v2 = AddIntrinsic(*store_, *plugins_, kSequence[1], add);
   ASSERT_TRUE(v2.ok()) << v2.status().message();

@@ -94,7 +94,9 @@ TEST_F(HeldOut, PinnedWhenFirstLearnedAndNeverMoved) {
                       pinned.held_out_tasks.size();
   EXPECT_GT(late, 0u) << "the second import brought new i8816 tasks";
   for (const auto& task : grown.held_out_tasks)
-    if (!Has(pinned.held_out_tasks, task)) EXPECT_LT(TaskHashUnit(0, task), 0.2) << task;
+    if (!Has(pinned.held_out_tasks, task)) {
+      EXPECT_LT(TaskHashUnit(0, task), 0.2) << task;
+    }
   // i16832 is pinned with this step's own options.
   EXPECT_EQ(v2.task_splits.at("tensorcore.i16832").seed, 9u);
   EXPECT_EQ(std::get<double>(v2.hyper_parameters.at("test_fraction")), 0.5);

@@ -195,13 +195,13 @@ Expected<std::vector<EvaluationCell>> EvaluateRow(const CostModel& model, const 
 }  // namespace
 
 Expected<LifelongMethod> ParseLifelongMethod(const std::string& name) {
-  for (LifelongMethod m : {LifelongMethod::kEwcReplay, LifelongMethod::kReplay, LifelongMethod::kEwc,
+  for (LifelongMethod m : {LifelongMethod::kReplay, LifelongMethod::kEwcReplay, LifelongMethod::kEwc,
                            LifelongMethod::kOnlineEwc, LifelongMethod::kFinetune, LifelongMethod::kJoint,
                            LifelongMethod::kSeparate})
     if (name == LifelongMethodName(m)) return m;
   if (name == "online_ewc") return LifelongMethod::kOnlineEwc;  // as older registry versions name it
   return Status::InvalidArgument("unknown lifelong method '" + name +
-                                 "' (ewc+replay, replay, ewc, online-ewc, finetune, joint, separate)");
+                                 "' (replay, ewc+replay, ewc, online-ewc, finetune, joint, separate)");
 }
 
 const char* LifelongMethodName(LifelongMethod method) {

@@ -49,7 +49,7 @@ Command AddAddIntrinsicCommand(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<AddIntrinsicArgs>();
   sub->add_option("name", args->name, "Intrinsic, e.g. tensorcore.h16816")->required();
   args->flags.Add(*sub, args->options.step,
-                  {LifelongMethod::kEwcReplay, LifelongMethod::kReplay, LifelongMethod::kEwc,
+                  {LifelongMethod::kReplay, LifelongMethod::kEwcReplay, LifelongMethod::kEwc,
                    LifelongMethod::kOnlineEwc, LifelongMethod::kFinetune});
   sub->add_option("--test-fraction", args->options.test_fraction,
                   "Held-out tasks of NAME when it is first learned (later steps keep the pinned ones)")

@@ -8,7 +8,7 @@ namespace ucmoh::cli {
 void LifelongStepFlags::Add(CLI::App& sub, LifelongStepOptions& o, const std::vector<LifelongMethod>& methods) {
   for (LifelongMethod m : methods) allowed.push_back(LifelongMethodName(m));
   method = LifelongMethodName(o.method);
-  sub.add_option("--method", method, allowed.empty() ? "ewc+replay | replay | ewc | online-ewc | finetune | joint | separate"
+  sub.add_option("--method", method, allowed.empty() ? "replay | ewc+replay | ewc | online-ewc | finetune | joint | separate"
                                                      : fmt::format("{}", fmt::join(allowed, " | ")))
       ->capture_default_str();
   sub.add_option("--lambda", o.lambda, "EWC strength, on importance normalised to mean 1")->capture_default_str();

@@ -47,7 +47,7 @@ struct LifelongStepReport {
 
 struct LifelongResult {
   std::vector<std::string> intrinsics;  // the sequence
-  LifelongMethod method = LifelongMethod::kEwcReplay;
+  LifelongMethod method = LifelongMethod::kReplay;
   // R[i][j]: metric on intrinsic j's held-out tasks after step i, for every j
   // (columns j > i are zero-shot: intrinsics not learned yet).
   std::vector<std::vector<double>> pca, top1;
