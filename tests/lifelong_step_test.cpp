@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <random>
 
-#include "registry_test_support.h"
+#include "real_registry_fixture.h"
 #include "shared_data.h"
 #include "ucmoh/lifelong.h"
 #include "ucmoh/plugin_loader.h"
@@ -31,16 +31,14 @@ LifelongStepOptions SmallStep() {
   return o;
 }
 
-class LifelongStepEntryPoints : public ::testing::Test {
+class LifelongStepEntryPoints : public testing::RealRegistryTest {
  protected:
+  LifelongStepEntryPoints() : RealRegistryTest("lifelong_step") {}
+
   void SetUp() override {
     UCMOH_SKIP_WITHOUT_SHARED_DATA();
-    auto plugins = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
-    ASSERT_TRUE(plugins.ok()) << plugins.status().message();
-    plugins_ = std::make_unique<PluginSet>(std::move(*plugins));
-    auto store = RegistryStore::Open(dir_.Sub("r.db"), OpenMode::kCreate);
-    ASSERT_TRUE(store.ok()) << store.status().message();
-    store_ = std::move(*store);
+    OpenRegistryWithPlugins();
+    if (HasFatalFailure()) return;
     const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
     ASSERT_TRUE(ImportRecordsFiles(*store_, *plugins_, "cutlass", {csv}).ok());
   }
@@ -58,10 +56,6 @@ class LifelongStepEntryPoints : public ::testing::Test {
     EXPECT_TRUE(set.ok());
     return std::move(*set);
   }
-
-  testing::TempDir dir_{"lifelong_step"};
-  std::unique_ptr<PluginSet> plugins_;
-  std::unique_ptr<RegistryStore> store_;
 };
 
 TEST_F(LifelongStepEntryPoints, SameSeedGivesTheSameWeightsThroughBothEntryPoints) {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "registry_test_support.h"
+#include "real_registry_fixture.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/task_split.h"
@@ -40,16 +40,13 @@ bool Has(const std::vector<std::string>& sorted, const std::string& key) {
   return std::binary_search(sorted.begin(), sorted.end(), key);
 }
 
-class HeldOut : public ::testing::Test {
+class HeldOut : public testing::RealRegistryTest {
  protected:
+  HeldOut() : RealRegistryTest("held_out") {}
+
   void SetUp() override {
     if (!fs::exists(Int8Csv())) GTEST_SKIP() << "public CUTLASS data not found: " << Int8Csv();
-    auto plugins = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
-    ASSERT_TRUE(plugins.ok()) << plugins.status().message();
-    plugins_ = std::make_unique<PluginSet>(std::move(*plugins));
-    auto store = RegistryStore::Open(dir_.Sub("r.db"), OpenMode::kCreate);
-    ASSERT_TRUE(store.ok()) << store.status().message();
-    store_ = std::move(*store);
+    OpenRegistryWithPlugins();
   }
 
   void Import(int first, int last) {
@@ -67,10 +64,6 @@ class HeldOut : public ::testing::Test {
     EXPECT_TRUE(result.ok()) << result.status().message();
     return result.ok() ? result->version : ModelVersion{};
   }
-
-  testing::TempDir dir_{"held_out"};
-  std::unique_ptr<PluginSet> plugins_;
-  std::unique_ptr<RegistryStore> store_;
 };
 
 TEST_F(HeldOut, PinnedWhenFirstLearnedAndNeverMoved) {
