@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <set>
 
 #include "model_bytes.h"
 #include "ucmoh/lifelong_step.h"
@@ -116,31 +115,10 @@ Expected<std::vector<Snapshot>> LoadSnapshots(const RegistryStore& store, const 
   return out;
 }
 
-// One intrinsic's rehearsal sample, rebuilt from the keys the version stored.
-Expected<RehearsalSample> LoadSample(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
-                                     const RehearsalKeys& keys) {
-  auto records = store.ReadRecords(name);
-  if (!records.ok()) return records.status();
-  std::set<std::string> wanted(keys.replay.begin(), keys.replay.end());
-  wanted.insert(keys.validation.begin(), keys.validation.end());
-  std::vector<Record> kept;
-  for (auto& r : *records)
-    if (wanted.count(ProgramKey(r))) kept.push_back(std::move(r));
-  RehearsalSample sample{name, keys.replay, keys.validation, {}, {}};
-  if (kept.empty()) return sample;
-  auto set = BuildProgramSet(plugins, kept);
-  if (!set.ok()) return set.status();
-  auto replay = SelectPrograms(*set, keys.replay);
-  if (!replay.ok()) return replay.status();
-  auto validation = SelectPrograms(*set, keys.validation);
-  if (!validation.ok()) return validation.status();
-  sample.replay = CanonicalOrder(*replay);
-  sample.validation = CanonicalOrder(*validation);
-  return sample;
-}
-
-// The parent's forgetting state: its snapshots and rehearsal samples, in learning order.
-Expected<LifelongState> LoadState(const RegistryStore& store, const PluginSet& plugins, const ModelVersion& v) {
+// The parent's forgetting state: its snapshots, and its rehearsal samples
+// rebuilt from the stored keys out of each intrinsic's training programs.
+Expected<LifelongState> LoadState(const RegistryStore& store, const ModelVersion& v,
+                                  const std::map<std::string, HeldOut>& data) {
   LifelongState state;
   auto snapshots = LoadSnapshots(store, v);
   if (!snapshots.ok()) return snapshots.status();
@@ -148,11 +126,29 @@ Expected<LifelongState> LoadState(const RegistryStore& store, const PluginSet& p
   for (const auto& name : v.intrinsics) {
     auto keys = v.rehearsal.find(name);
     if (keys == v.rehearsal.end()) continue;  // learned before versions stored rehearsal samples
-    auto sample = LoadSample(store, plugins, name, keys->second);
-    if (!sample.ok()) return sample.status().WithContext(fmt::format("rehearsal sample of {} in version {}", name, v.number));
-    state.rehearsal.push_back(std::move(*sample));
+    const std::string what = fmt::format("rehearsal sample of {} in version {}", name, v.number);
+    auto replay = SelectPrograms(data.at(name).train, keys->second.replay);
+    if (!replay.ok()) return replay.status().WithContext(what);
+    auto validation = SelectPrograms(data.at(name).train, keys->second.validation);
+    if (!validation.ok()) return validation.status().WithContext(what);
+    state.rehearsal.push_back({name, keys->second.replay, keys->second.validation, CanonicalOrder(*replay),
+                               CanonicalOrder(*validation)});
   }
   return state;
+}
+
+// Every intrinsic of the row split by its pinned held-out tasks.
+Expected<std::map<std::string, HeldOut>> SplitAll(const RegistryStore& store, const PluginSet& plugins,
+                                                  const std::vector<std::string>& row,
+                                                  const std::map<std::string, TaskSplit>& pinned,
+                                                  const AddIntrinsicOptions& o) {
+  std::map<std::string, HeldOut> data;
+  for (const auto& name : row) {
+    auto h = SplitIntrinsic(store, plugins, name, pinned, o);
+    if (!h.ok()) return h.status();
+    data.emplace(name, std::move(*h));
+  }
+  return data;
 }
 
 // The row as an Evaluation: ACC over the learned intrinsics, BWT against the
@@ -206,7 +202,7 @@ ParamMap HyperParameters(const AddIntrinsicOptions& o, const LifelongStepResult&
 
 Expected<VersionCommit> BuildCommit(const RegistryStore& store, const PluginSet& plugins, const std::string& name,
                                     const std::optional<ModelVersion>& parent, const HeldOut& data,
-                                    std::map<std::string, TaskSplit> splits, const AddIntrinsicOptions& o,
+                                    const std::map<std::string, TaskSplit>& splits, const AddIntrinsicOptions& o,
                                     const LifelongStepResult& r) {
   VersionCommit commit;
   for (const auto& s : r.state.snapshots) {
@@ -228,8 +224,7 @@ Expected<VersionCommit> BuildCommit(const RegistryStore& store, const PluginSet&
   commit.version.parent = parent ? parent->number : 0;
   commit.version.intrinsics = r.model.learned_intrinsics();
   commit.version.hyper_parameters = HyperParameters(o, r, name, data.split);
-  splits[name] = data.split;
-  commit.version.task_splits = std::move(splits);
+  commit.version.task_splits = splits;
   commit.version.trained_tasks[name] = TaskKeys(data.train);
   commit.version.evaluation = MakeEvaluation(store, r.row, name);
   commit.version.created_at = Now();
@@ -265,6 +260,12 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
   if (std::find(learned.begin(), learned.end(), name) != learned.end() && !o.relearn)
     return Status::AlreadyExists(fmt::format("'{}' is already learned (version {}); pass --relearn to train it again",
                                              name, (*parent)->number));
+  std::vector<std::string> row = learned;  // the evaluation row, in learning order
+  if (std::find(row.begin(), row.end(), name) == row.end()) row.push_back(name);
+  say(fmt::format("featurizing {} intrinsics", row.size()));
+  const auto pinned = *parent ? (*parent)->task_splits : std::map<std::string, TaskSplit>{};
+  auto data = SplitAll(store, plugins, row, pinned, o);
+  if (!data.ok()) return data.status();
   std::optional<CostModel> model;
   LifelongStepInput in;
   if (*parent) {
@@ -273,33 +274,20 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
     if (!m.ok()) return m.status();
     model = std::move(*m);
     in.model = &*model;
-    auto state = LoadState(store, plugins, **parent);
+    auto state = LoadState(store, **parent, *data);
     if (!state.ok()) return state.status();
     in.state = std::move(*state);
   }
-  say("featurizing " + name);
-  const auto pinned = *parent ? (*parent)->task_splits : std::map<std::string, TaskSplit>{};
-  auto data = SplitIntrinsic(store, plugins, name, pinned, o);
-  if (!data.ok()) return data.status();
-  std::map<std::string, TaskSplit> splits = pinned;
-  std::vector<HeldOut> others;  // every other learned intrinsic's held-out tasks, for the row
-  others.reserve(learned.size());
-  for (const auto& other : learned) {
-    if (other == name) continue;
-    auto h = SplitIntrinsic(store, plugins, other, pinned, o);
-    if (!h.ok()) return h.status();
-    splits[other] = h->split;
-    others.push_back(std::move(*h));
-  }
   in.intrinsic = name;
-  in.train = &data->train;
-  std::vector<std::string> row = learned;  // the row, in learning order
-  if (std::find(row.begin(), row.end(), name) == row.end()) row.push_back(name);
-  for (size_t i = 0, k = 0; i < row.size(); ++i)
-    in.evaluate.push_back({row[i], row[i] == name ? &data->test : &others[k++].test});
+  in.train = &data->at(name).train;
+  std::map<std::string, TaskSplit> splits = pinned;
+  for (const auto& intrinsic : row) {
+    in.evaluate.push_back({intrinsic, &data->at(intrinsic).test});
+    splits[intrinsic] = data->at(intrinsic).split;
+  }
   auto step = RunLifelongStep(in, o.step);
   if (!step.ok()) return step.status();
-  auto commit = BuildCommit(store, plugins, name, *parent, *data, std::move(splits), o, *step);
+  auto commit = BuildCommit(store, plugins, name, *parent, data->at(name), splits, o, *step);
   if (!commit.ok()) return commit.status();
   say("committing");
   auto committed = store.CommitVersion(*commit);

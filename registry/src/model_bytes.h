@@ -1,4 +1,4 @@
-// A model's saved bytes (the weights blob), shared by add-intrinsic and the tests' helpers.
+// A model's saved bytes (the weights blob): written by registry_ops.cpp, committed by add_intrinsic.cpp.
 #pragma once
 
 #include <string>

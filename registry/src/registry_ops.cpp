@@ -1,32 +1,22 @@
-// Records ingestion, add-intrinsic and the lineage matrix (registry_ops.h).
+// Records ingestion, loading a version's model, the lineage matrix (registry_ops.h); add-intrinsic is in add_intrinsic.cpp.
 #include "ucmoh/registry/registry_ops.h"
-
-#include "model_bytes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <optional>
 #include <set>
 #include <sstream>
 
-#include "ucmoh/ewc.h"
-#include "ucmoh/fisher.h"
-#include "ucmoh/metrics.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/sha256.h"
-#include "ucmoh/snapshot.h"
-#include "ucmoh/splits.h"
-#include "ucmoh/task_split.h"
+#include "model_bytes.h"
 
 namespace ucmoh::registry {
 
