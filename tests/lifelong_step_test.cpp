@@ -78,6 +78,7 @@ TEST_F(LifelongStepEntryPoints, SameSeedGivesTheSameWeightsThroughBothEntryPoint
   ASSERT_TRUE(stored.ok()) << stored.status().message();
   const auto a = stored->Parameters(), b = result->final_model.Parameters();
   ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].name, b[i].name);
     EXPECT_EQ(a[i].values, b[i].values) << a[i].name << " differs between add-intrinsic and lifelong";
@@ -107,11 +108,14 @@ TEST_F(LifelongStepEntryPoints, RehearsalSampleIsBoundedStoredAndReplayed) {
   const auto& held_out = v1->version.task_splits.at(kSequence[0]).held_out_tasks;
   auto records = store_->ReadRecords(kSequence[0]);
   ASSERT_TRUE(records.ok());
+  size_t replayed_records = 0;
   for (const auto& r : *records) {
     if (std::binary_search(first.replay.begin(), first.replay.end(), ProgramKey(r))) {
+      ++replayed_records;
       EXPECT_FALSE(std::binary_search(held_out.begin(), held_out.end(), r.task.key)) << r.task.key;
     }
   }
+  EXPECT_EQ(replayed_records, first.replay.size()) << "every replayed key names a record of the registry";
 
   auto v2 = AddIntrinsic(*store_, *plugins_, kSequence[1], add);
   ASSERT_TRUE(v2.ok()) << v2.status().message();

@@ -92,10 +92,7 @@ void Say(const LifelongOptions& o, const std::string& line) {
 
 // Mean LambdaRank loss on a training set (0 when it has no rankable task).
 double TrainLoss(const CostModel& model, const ProgramSet& train, const LifelongOptions& o) {
-  FisherOptions loss_options;
-  loss_options.programs_per_group = o.step.training.programs_per_group;
-  loss_options.pairwise_weight = o.step.training.pairwise_weight;
-  auto loss = RankingLoss(model, train, loss_options);
+  auto loss = RankingLoss(model, train, FisherOptionsFor(o.step.training));
   return loss.ok() ? *loss : 0.0;
 }
 

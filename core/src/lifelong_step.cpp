@@ -168,9 +168,7 @@ std::vector<double> LambdaCandidates(const std::vector<Snapshot>& snapshots, con
 
 // The new intrinsic's normalised Fisher snapshot, over the loss training uses.
 Expected<Snapshot> StepFisher(const CostModel& model, const ProgramSet& fit, const LifelongStepOptions& o) {
-  FisherOptions f;
-  f.programs_per_group = o.training.programs_per_group;
-  f.pairwise_weight = o.training.pairwise_weight;
+  FisherOptions f = FisherOptionsFor(o.training);
   f.seed = o.training.seed;
   auto fisher = ComputeFisher(model, fit, f);
   if (!fisher.ok()) return fisher.status();
@@ -222,6 +220,13 @@ bool MethodUsesEwc(LifelongMethod m) {
 }
 
 bool MethodReplays(LifelongMethod m) { return m == LifelongMethod::kReplay || m == LifelongMethod::kEwcReplay; }
+
+FisherOptions FisherOptionsFor(const TrainOptions& training) {
+  FisherOptions f;
+  f.programs_per_group = training.programs_per_group;
+  f.pairwise_weight = training.pairwise_weight;
+  return f;
+}
 
 TrainOptions LifelongTrainingDefaults() {
   TrainOptions t;

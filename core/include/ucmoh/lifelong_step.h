@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ucmoh/cost_model.h"
+#include "ucmoh/fisher.h"
 #include "ucmoh/metrics.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/rehearsal.h"
@@ -36,6 +37,11 @@ bool MethodReplays(LifelongMethod method);
 
 // Training defaults of every lifelong step (both entry points).
 TrainOptions LifelongTrainingDefaults();
+
+// The Fisher (and RankingLoss) grouping and loss of what `training` trains:
+// its programs_per_group and pairwise_weight. The one place they are derived,
+// so the importance and the reported losses always match the trained loss.
+FisherOptions FisherOptionsFor(const TrainOptions& training);
 
 struct LifelongStepOptions {
   LifelongMethod method = LifelongMethod::kReplay;  // the best of the study (docs/benchmarks.md)
