@@ -6,5 +6,6 @@ target_sources(ucmoh_model PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fisher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lifelong.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lifelong_step.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/online_update.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/snapshot.cpp
 )

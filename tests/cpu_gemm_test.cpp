@@ -399,7 +399,7 @@ TEST(CpuGemmLowering, TailsBlocksAndStagesOfAHandCheckedSchedule) {
   EXPECT_EQ(plan->k.runs[0].count, 2);
   EXPECT_EQ(plan->k.runs[1].units, 5);
 
-  const ProgramAst ast = cpu_gemm::LowerGemm(*plan);
+  const ProgramAst ast = *cpu_gemm::LowerGemm(*plan);
   EXPECT_DOUBLE_EQ(TotalFlops(ast), 2.0 * 100 * 80 * 37);  // no padding: 100 = 25*4, 80 = 5*16
   const std::string dump = DumpAst(ast);
   EXPECT_NE(dump.find("for m_block_tail in 1"), std::string::npos) << dump;

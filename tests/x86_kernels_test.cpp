@@ -280,7 +280,7 @@ TEST_P(X86Driver, RunsExactlyTheLoweredProgram) {
       ASSERT_TRUE(runner.ok());
       (*runner)->Run(Team());
       const GemmRunCounts counts = (*runner)->LastCounts();
-      const ProgramAst ast = cpu_gemm::LowerGemm(*plan);
+      const ProgramAst ast = *cpu_gemm::LowerGemm(*plan);
       const std::string what = CanonicalString(cpu_gemm::ToParams(s));
       EXPECT_EQ(StageExecutions(ast.roots, "load_C", 1), counts.kernel_calls) << what;
       EXPECT_EQ(StageExecutions(ast.roots, "store_C", 1), counts.kernel_calls) << what;

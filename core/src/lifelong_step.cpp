@@ -56,19 +56,6 @@ LifelongState WithoutIntrinsic(LifelongState state, const std::string& name) {
   return state;
 }
 
-// The snapshots the penalty sums: each one (ewc) or their online merge.
-Expected<std::vector<Snapshot>> PenaltySnapshots(const LifelongState& state, const LifelongStepOptions& o) {
-  if (!MethodUsesEwc(o.method) || state.snapshots.empty()) return std::vector<Snapshot>{};
-  if (o.method != LifelongMethod::kOnlineEwc) return state.snapshots;
-  Snapshot merged = state.snapshots.front();
-  for (size_t i = 1; i < state.snapshots.size(); ++i) {
-    auto m = MergeOnline(merged, state.snapshots[i], o.gamma);
-    if (!m.ok()) return m.status();
-    merged = std::move(*m);
-  }
-  return std::vector<Snapshot>{std::move(merged)};
-}
-
 // What the step trains and scores on, built once.
 struct StepData {
   ProgramSet fit, validation;            // the new intrinsic, canonical order
@@ -82,12 +69,7 @@ StepData PrepareStepData(const LifelongStepInput& in, const LifelongState& state
   auto [fit, validation] = SplitValidation(CanonicalOrder(*in.train), o.training);
   d.fit = std::move(fit);
   d.validation = std::move(validation);
-  d.train = d.fit;
-  if (MethodReplays(o.method))
-    for (const auto& r : state.rehearsal) {
-      d.train.Append(r.replay);
-      d.replayed += static_cast<int64_t>(r.replay.size());
-    }
+  d.train = WithReplay(d.fit, state, o, &d.replayed);
   return d;
 }
 
@@ -176,21 +158,32 @@ Expected<Snapshot> StepFisher(const CostModel& model, const ProgramSet& fit, con
   return fisher;
 }
 
-Expected<std::vector<EvaluationCell>> EvaluateRow(const CostModel& model, const std::vector<HeldOutTasks>& held_out) {
-  std::vector<EvaluationCell> row;
-  for (const auto& h : held_out) {
-    // Canonical order: a program's score depends (in the last bits) on the
-    // batch it is padded into, and near-ties must break the same way
-    // whichever entry point read the records.
-    const ProgramSet tasks = CanonicalOrder(*h.tasks);
-    auto scores = model.Predict(tasks);
-    if (!scores.ok()) return scores.status().WithContext(h.intrinsic);
-    row.push_back({h.intrinsic, EvaluateRanking(tasks, *scores)});
+}  // namespace
+
+Expected<std::vector<Snapshot>> PenaltySnapshots(const LifelongState& state, const LifelongStepOptions& o) {
+  if (!MethodUsesEwc(o.method) || state.snapshots.empty()) return std::vector<Snapshot>{};
+  if (o.method != LifelongMethod::kOnlineEwc) return state.snapshots;
+  Snapshot merged = state.snapshots.front();
+  for (size_t i = 1; i < state.snapshots.size(); ++i) {
+    auto m = MergeOnline(merged, state.snapshots[i], o.gamma);
+    if (!m.ok()) return m.status();
+    merged = std::move(*m);
   }
-  return row;
+  return std::vector<Snapshot>{std::move(merged)};
 }
 
-}  // namespace
+ProgramSet WithReplay(const ProgramSet& fit, const LifelongState& state, const LifelongStepOptions& o,
+                      int64_t* replayed) {
+  ProgramSet train = fit;
+  int64_t appended = 0;
+  if (MethodReplays(o.method))
+    for (const auto& r : state.rehearsal) {
+      train.Append(r.replay);
+      appended += static_cast<int64_t>(r.replay.size());
+    }
+  if (replayed) *replayed = appended;
+  return train;
+}
 
 Expected<LifelongMethod> ParseLifelongMethod(const std::string& name) {
   for (LifelongMethod m : {LifelongMethod::kReplay, LifelongMethod::kEwcReplay, LifelongMethod::kEwc,
@@ -232,6 +225,20 @@ TrainOptions LifelongTrainingDefaults() {
   TrainOptions t;
   t.epochs = 30;
   return t;
+}
+
+Expected<std::vector<EvaluationCell>> EvaluateHeldOut(const CostModel& model, const std::vector<HeldOutTasks>& held_out) {
+  std::vector<EvaluationCell> row;
+  for (const auto& h : held_out) {
+    // Canonical order: a program's score depends (in the last bits) on the
+    // batch it is padded into, and near-ties must break the same way
+    // whichever entry point read the records.
+    const ProgramSet tasks = CanonicalOrder(*h.tasks);
+    auto scores = model.Predict(tasks);
+    if (!scores.ok()) return scores.status().WithContext(h.intrinsic);
+    row.push_back({h.intrinsic, EvaluateRanking(tasks, *scores)});
+  }
+  return row;
 }
 
 Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const LifelongStepOptions& o) {
@@ -284,7 +291,7 @@ Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const 
   result.replayed_programs = d.replayed;
 
   const auto evaluate_start = Clock::now();
-  auto row = EvaluateRow(result.model, in.evaluate);
+  auto row = EvaluateHeldOut(result.model, in.evaluate);
   if (!row.ok()) return row.status();
   result.row = std::move(*row);
   result.evaluate_seconds = SecondsSince(evaluate_start);

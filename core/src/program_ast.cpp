@@ -54,6 +54,19 @@ const char* MemScopeName(MemScope scope) {
 }
 
 namespace {
+
+// The enum value whose name is `name`, or NotFound listing every name.
+template <typename Enum, typename NameOf>
+Expected<Enum> ParseName(const std::string& name, int count, NameOf name_of, const char* what) {
+  std::string known;
+  for (int i = 0; i < count; ++i) {
+    const Enum value = static_cast<Enum>(i);
+    if (name == name_of(value)) return value;
+    known += std::string(known.empty() ? "" : ", ") + name_of(value);
+  }
+  return Status::NotFound("unknown " + std::string(what) + " '" + name + "' (known: " + known + ")");
+}
+
 void Dump(const AstNode& node, int depth, std::ostringstream& out) {
   out << std::string(static_cast<size_t>(depth) * 2, ' ');
   if (node.is_loop) {
@@ -74,6 +87,19 @@ void Dump(const AstNode& node, int depth, std::ostringstream& out) {
   out << '\n';
 }
 }  // namespace
+
+Expected<LoopKind> ParseLoopKind(const std::string& name) {
+  return ParseName<LoopKind>(name, kNumLoopKinds, LoopKindName, "loop kind");
+}
+
+Expected<StageKind> ParseStageKind(const std::string& name) {
+  return ParseName<StageKind>(name, 3, StageKindName, "stage kind");
+}
+
+Expected<MemScope> ParseMemScope(const std::string& name) {
+  if (name == "local") return MemScope::kRegister;
+  return ParseName<MemScope>(name, kNumMemScopes, MemScopeName, "scope");
+}
 
 std::string DumpAst(const ProgramAst& ast) {
   std::ostringstream out;

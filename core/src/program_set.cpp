@@ -109,6 +109,16 @@ void ProgramSet::Append(const ProgramSet& other) {
   }
 }
 
+ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs) {
+  ProgramSet set;
+  std::unordered_map<std::string, int32_t> index;
+  for (TaskedProgram& p : programs) {
+    const TaskGroup like{p.task, p.intrinsic, p.target, {}};
+    AddProgram(set, TaskIndex(set, index, like), std::move(p.tokens), p.latency_s, std::move(p.key));
+  }
+  return set;
+}
+
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
                                      std::vector<FeaturizeFailure>* failures) {
   if (records.empty()) return Status::InvalidArgument("no records to featurize");

@@ -26,15 +26,19 @@ int64_t EstimateRegisters(const KernelConfig& c, const TensorCoreIntrinsic& intr
 
 }  // namespace
 
+int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread) {
+  const int64_t by_threads = kMaxThreadsPerSm / threads;
+  const int64_t by_shared = kSharedBytesPerSm / (shared_bytes + kSharedReservedPerBlock);
+  const int64_t by_registers = kRegistersPerSm / (threads * registers_per_thread);
+  return std::min({kMaxBlocksPerSm, by_threads, by_shared, by_registers});
+}
+
 KernelResources EstimateResources(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic) {
   KernelResources res;
   res.threads = c.warps() * kWarpSize;
   res.shared_bytes = c.stages * (c.cta_m + c.cta_n) * c.cta_k * intrinsic.InputBytes();
   res.registers_per_thread = EstimateRegisters(c, intrinsic);
-  const int64_t by_threads = kMaxThreadsPerSm / res.threads;
-  const int64_t by_shared = kSharedBytesPerSm / (res.shared_bytes + kSharedReservedPerBlock);
-  const int64_t by_registers = kRegistersPerSm / (res.threads * res.registers_per_thread);
-  res.resident_blocks = std::min({kMaxBlocksPerSm, by_threads, by_shared, by_registers});
+  res.resident_blocks = ResidentBlocks(res.threads, res.shared_bytes, res.registers_per_thread);
   return res;
 }
 

@@ -17,6 +17,9 @@ struct KernelResources {
   int64_t resident_blocks = 0;        // per SM; 0 = does not fit
 };
 
+// Blocks of that size that fit on one SM at once (0 = none).
+int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread);
+
 KernelResources EstimateResources(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic);
 
 }  // namespace ucmoh::tensorcore

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "hardware.h"
 
@@ -34,7 +35,6 @@ LoweringContext MakeContext(const TensorCoreProgram& program) {
   ctx.valid_m = D(p.GemmM()) / D(ctx.tiling.tiles_m * c.cta_m);
   ctx.valid_n = D(p.GemmN()) / D(ctx.tiling.tiles_n * c.cta_n);
   ctx.valid_k = D(p.c) / D(c.split_k_slices * ctx.tiling.k_tiles_per_filter_tap * c.cta_k);
-  ctx.template_values = KernelTemplateValues(program);
   return ctx;
 }
 
@@ -159,21 +159,59 @@ std::vector<std::string> TemplateDimNames() {
           "log2_warp_tile_m",       "log2_warp_tile_n",      "log2_split_k_slices"};
 }
 
-TemplateValues KernelTemplateValues(const TensorCoreProgram& program) {
-  const KernelConfig& c = program.config;
-  const KernelResources& res = program.resources;
-  return {Log2(D(c.stages)),
-          Log2(D(c.alignment)),
-          c.optimized_iterator ? 1.f : 0.f,
-          static_cast<float>(D(res.shared_bytes) / D(kSharedBytesPerSm)),
-          Log2(D(res.resident_blocks)),
-          Log2(D(c.warp_m())),
-          Log2(D(c.warp_n())),
-          Log2(D(c.split_k_slices))};
+std::vector<std::string> TemplateInputNames() {
+  return {"pipeline_stages", "alignment",      "iterator_optimized",   "warp_tile_m", "warp_tile_n",
+          "split_k_slices",  "threads_per_block", "shared_bytes",      "registers_per_thread"};
 }
 
-ProgramAst LowerProgram(const TensorCoreProgram& program) {
-  const LoweringContext ctx = MakeContext(program);
+TemplateInputs KernelTemplateInputs(const TensorCoreProgram& program) {
+  const KernelConfig& c = program.config;
+  const KernelResources& res = program.resources;
+  return {{"pipeline_stages", D(c.stages)},        {"alignment", D(c.alignment)},
+          {"iterator_optimized", c.optimized_iterator ? 1.0 : 0.0},
+          {"warp_tile_m", D(c.warp_m())},          {"warp_tile_n", D(c.warp_n())},
+          {"split_k_slices", D(c.split_k_slices)}, {"threads_per_block", D(res.threads)},
+          {"shared_bytes", D(res.shared_bytes)},   {"registers_per_thread", D(res.registers_per_thread)}};
+}
+
+Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs) {
+  std::map<std::string, double> v;
+  for (const std::string& name : TemplateInputNames()) {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) return Status::InvalidArgument("template input '" + name + "' is missing");
+    const double min = name == "iterator_optimized" || name == "shared_bytes" ? 0 : 1;
+    if (!std::isfinite(it->second) || it->second < min || it->second != std::floor(it->second))
+      return Status::InvalidArgument("template input '" + name + "' must be an integer >= " + std::to_string(int(min)));
+    v[name] = it->second;
+  }
+  auto i = [&](const char* name) { return static_cast<int64_t>(v[name]); };
+  return TemplateValues{Log2(v["pipeline_stages"]),
+                        Log2(v["alignment"]),
+                        v["iterator_optimized"] != 0 ? 1.f : 0.f,
+                        static_cast<float>(v["shared_bytes"] / D(kSharedBytesPerSm)),
+                        Log2(D(ResidentBlocks(i("threads_per_block"), i("shared_bytes"), i("registers_per_thread")))),
+                        Log2(v["warp_tile_m"]),
+                        Log2(v["warp_tile_n"]),
+                        Log2(v["split_k_slices"])};
+}
+
+namespace {
+
+// Activations NHWC, filters KRSC, output NPQK (CUTLASS's fprop layouts).
+std::vector<Buffer> ConvBuffers(const ConvProblem& p) {
+  return {Buffer{"A", {p.n, p.h, p.w, p.c}, p.in_type, MemScope::kGlobal},
+          Buffer{"B", {p.k, p.r, p.s, p.c}, p.in_type, MemScope::kGlobal},
+          Buffer{"C", {p.n, p.p, p.q, p.k}, p.out_type, MemScope::kGlobal}};
+}
+
+}  // namespace
+
+Expected<ProgramAst> LowerProgram(const TensorCoreProgram& program) {
+  const TemplateInputs inputs = KernelTemplateInputs(program);
+  auto values = KernelTemplateValues(inputs);
+  if (!values.ok()) return values.status();
+  LoweringContext ctx = MakeContext(program);
+  ctx.template_values = *values;
   std::vector<AstNode> block_body = {MainLoop(ctx)};
   for (AstNode& node : Epilogue(ctx)) block_body.push_back(std::move(node));
   AstNode blocks = AstNode::MakeLoop("block_tile", ctx.tiling.tiles_m * ctx.tiling.tiles_n,
@@ -186,6 +224,8 @@ ProgramAst LowerProgram(const TensorCoreProgram& program) {
   }
   ProgramAst ast;
   ast.roots.push_back(std::move(blocks));
+  ast.buffers = ConvBuffers(program.problem);
+  ast.template_inputs = inputs;
   return ast;
 }
 

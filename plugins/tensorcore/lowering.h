@@ -10,13 +10,19 @@
 
 namespace ucmoh::tensorcore {
 
-ProgramAst LowerProgram(const TensorCoreProgram& program);
+Expected<ProgramAst> LowerProgram(const TensorCoreProgram& program);
 
 // Names of the kTemplateDims values every stage carries, in order.
 std::vector<std::string> TemplateDimNames();
 
-// The template values of a program (kernel-wide, so every stage gets the same).
-TemplateValues KernelTemplateValues(const TensorCoreProgram& program);
+// The template inputs of a program (docs/tensorcore.md): the kernel
+// configuration and its resources, by the names TemplateInputNames lists.
+std::vector<std::string> TemplateInputNames();
+TemplateInputs KernelTemplateInputs(const TensorCoreProgram& program);
+
+// The template values (kernel-wide, so every stage gets the same), from the
+// inputs; fails naming a missing or out-of-range input.
+Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs);
 
 // Grid and k-loop sizes of the implicit GEMM, shared by the lowering and the tests.
 struct GemmTiling {

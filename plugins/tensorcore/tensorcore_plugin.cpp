@@ -31,6 +31,17 @@ Expected<ProgramAst> TensorCorePlugin::Lower(const Task& task, const std::string
   return LowerProgram(*program);
 }
 
+std::vector<std::string> TensorCorePlugin::TemplateInputNames() const { return tensorcore::TemplateInputNames(); }
+
+// Kernel-wide values: every stage gets the same.
+Expected<TemplateValues> TensorCorePlugin::StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
+                                                         const Stage&, const HardwareParams& hardware) const {
+  UCMOH_RETURN_IF_ERROR(CheckModelledGpu(hardware));
+  if (!FindIntrinsic(intrinsic))
+    return Status::NotFound("tensorcore has no intrinsic '" + intrinsic + "' (it has " + IntrinsicNameList() + ")");
+  return KernelTemplateValues(inputs);
+}
+
 std::vector<std::string> TensorCorePlugin::TaskSuites() const { return {kResnet50Suite}; }
 
 Expected<std::vector<Task>> TensorCorePlugin::Tasks(const std::string& suite,

@@ -23,6 +23,20 @@ namespace ucmoh::registry {
 
 namespace {
 
+// Writes PATH.tmp then renames it over PATH, so readers see all or nothing.
+Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  {
+    std::ofstream out(path + ".tmp", std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) return Status::IOError(path + ": cannot write");
+  }
+  std::error_code ec;
+  std::filesystem::rename(path + ".tmp", path, ec);
+  if (ec) return Status::IOError(path + ": " + ec.message());
+  return Status::Ok();
+}
+
 std::string Attr(const std::string& name) {
   std::string out = "p_";
   for (char c : name) out += (c == '.') ? '_' : c;
@@ -103,6 +117,11 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
   result.model_path = (std::filesystem::path(dir) / "model.pt").string();
   result.manifest_path = (std::filesystem::path(dir) / "manifest.json").string();
   UCMOH_RETURN_IF_ERROR(ExportTorchScript(*model, result.model_path));
+  // The native weights as well, for libucmoh (docs/compilers.md): the stored
+  // blob as it is, checked against weights_sha256 when it is opened.
+  auto weights = store.GetBlob(version->weights_sha256);
+  if (!weights.ok()) return weights.status();
+  UCMOH_RETURN_IF_ERROR(WriteFileAtomically((std::filesystem::path(dir) / "weights.bin").string(), *weights));
   auto sha = Sha256OfFile(result.model_path);
   if (!sha.ok()) return sha.status();
   result.model_sha256 = *sha;
@@ -118,6 +137,7 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
       {"parent", version->parent},
       {"intrinsics", version->intrinsics},
       {"feature_schema", {{"version", kFeatureSchemaVersion}, {"width", kFeatureDim}}},
+      {"weights", "weights.bin"},
       {"inputs", {{"tokens", "float32 [B, T, " + std::to_string(kFeatureDim) + "], raw (unnormalized) features"},
                   {"valid", "float32 [B, T], 1 for real tokens, 0 for padding"}}},
       {"output", "float32 [B] scores, higher = predicted faster"},
@@ -129,12 +149,7 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
       {"model_pt_sha256", result.model_sha256},
       {"created_at", version->created_at},
       {"tool_version", version->tool_version}};
-  std::ofstream out(result.manifest_path + ".tmp");
-  out << manifest.dump(2) << "\n";
-  out.close();
-  if (!out) return Status::IOError(result.manifest_path + ": cannot write");
-  std::filesystem::rename(result.manifest_path + ".tmp", result.manifest_path, ec);
-  if (ec) return Status::IOError(result.manifest_path + ": " + ec.message());
+  UCMOH_RETURN_IF_ERROR(WriteFileAtomically(result.manifest_path, manifest.dump(2) + "\n"));
   return result;
 }
 

@@ -1,11 +1,14 @@
 // registry features FILE.jsonl... [--json]: lower and featurize every record,
 // report per intrinsic, and name every record that failed with its line.
+// --dump-ast prints every record as a program in the AST JSON form instead
+// (docs/ast-json.md), one per line: what `predict --ast` and libucmoh read.
 #include <fmt/format.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
 #include "ucmoh/program_featurizer.h"
 #include "ucmoh/records_io.h"
@@ -18,7 +21,8 @@ struct FeaturesArgs {
   std::vector<std::string> files;
   bool json = false;
   bool schema = false;
-  int64_t dump_line = 0;
+  int64_t show_line = 0;
+  bool dump_ast = false;
 };
 
 struct IntrinsicSummary {
@@ -65,18 +69,33 @@ void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
   for (const auto& f : failures) fmt::print("failed: {}:{}: {}\n", f.file, f.line, f.message);
 }
 
+// Every record as one AST JSON line; the first record that does not lower stops it.
+int DumpAsts(const PluginSet& plugins, const std::vector<std::string>& files) {
+  for (const auto& file : files) {
+    auto records = ReadRecordsFile(file);
+    if (!records.ok()) return Fail(records.status());
+    for (const auto& [line, record] : *records) {
+      auto program = RecordAsAstProgram(plugins, record);
+      if (!program.ok()) return Fail(program.status().WithContext(fmt::format("{}:{}", file, line)));
+      fmt::print("{}\n", AstProgramToJson(*program).dump());
+    }
+  }
+  return 0;
+}
+
 int RunFeatures(const GlobalOptions& global, const FeaturesArgs& args) {
   if (args.schema) return PrintSchema(args.json);
   if (args.files.empty()) return Fail(Status::InvalidArgument("features: give records files (or --schema)"));
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
+  if (args.dump_ast) return DumpAsts(**plugins, args.files);
   std::map<std::string, IntrinsicSummary> by_intrinsic;
   std::vector<Failure> failures;
   for (const auto& file : args.files) {
     auto records = ReadRecordsFile(file);
     if (!records.ok()) return Fail(records.status());
     for (const auto& [line, record] : *records) {
-      if (args.dump_line == line) {
+      if (args.show_line == line) {
         auto ast = LowerRecord(**plugins, record);
         fmt::print("{}", ast.ok() ? DumpAst(*ast) : ast.status().message() + "\n");
       }
@@ -105,7 +124,8 @@ Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("files", args->files, "Records files (JSON Lines)")->check(CLI::ExistingFile);
   sub->add_flag("--json", args->json, "Print JSON");
   sub->add_flag("--schema", args->schema, "Print the feature schema (every dimension) and exit");
-  sub->add_option("--dump-ast", args->dump_line, "Also print the AST of the record on this line");
+  sub->add_option("--show-ast", args->show_line, "Also print the AST of the record on this line, readably");
+  sub->add_flag("--dump-ast", args->dump_ast, "Print every record as an AST JSON program, one per line (docs/ast-json.md)");
   return {sub, [&global, args]() { return RunFeatures(global, *args); }};
 }
 

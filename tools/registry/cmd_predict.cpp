@@ -1,5 +1,6 @@
-// registry predict --model REF --data FILE.jsonl [--json]: scores of a
-// registry version, and PCA / top-k when the records carry latencies.
+// registry predict --model REF (--data FILE.jsonl | --ast FILE) [--json]:
+// scores of a registry version for records or for programs given as ASTs
+// (docs/ast-json.md), and PCA / top-k when every program carries a latency.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include "cli_store.h"
 #include "commands.h"
 #include "metrics_table.h"
+#include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
@@ -19,6 +21,7 @@ namespace {
 struct PredictArgs {
   std::string ref = "ucmoh@latest";
   std::string data;
+  std::string ast;
   std::string export_tokens;
   bool json = false;
 };
@@ -45,7 +48,46 @@ Status ExportTokens(const std::string& path, const ProgramSet& set, const std::v
   return Status::Ok();
 }
 
+// The programs to score, each with the line it came from.
+struct PredictInput {
+  ProgramSet set;
+  std::vector<int64_t> lines;
+};
+
+Expected<PredictInput> ReadRecordsInput(const PluginSet& plugins, const std::string& path) {
+  auto records = ReadRecordsFile(path);
+  if (!records.ok()) return records.status();
+  std::vector<Record> plain;
+  PredictInput in;
+  for (const auto& r : *records) {
+    plain.push_back(r.record);
+    in.lines.push_back(r.line);
+  }
+  std::vector<FeaturizeFailure> failures;
+  auto set = BuildProgramSet(plugins, plain, &failures);
+  if (!failures.empty())
+    return Status::InvalidArgument(fmt::format("{}:{}: record does not lower: {}", path,
+                                               (*records)[failures.front().index].line, failures.front().message));
+  if (!set.ok()) return set.status();
+  in.set = std::move(*set);
+  return in;
+}
+
+Expected<PredictInput> ReadAstInput(const PluginSet& plugins, const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return Status::IOError(path + ": cannot read");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto programs = ParseAstPrograms(text, plugins);
+  if (!programs.ok()) return programs.status().WithContext(path);
+  auto set = AstProgramSet(plugins, *programs);
+  if (!set.ok()) return set.status().WithContext(path);
+  PredictInput in{std::move(*set), {}};
+  for (size_t i = 0; i < in.set.size(); ++i) in.lines.push_back(static_cast<int64_t>(i) + 1);
+  return in;
+}
+
 int Run(const GlobalOptions& global, const PredictArgs& args) {
+  if (args.data.empty() == args.ast.empty()) return Fail(Status::InvalidArgument("predict: give one of --data and --ast"));
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
   auto store = OpenStore(global, registry::OpenMode::kReadOnly);
@@ -54,17 +96,9 @@ int Run(const GlobalOptions& global, const PredictArgs& args) {
   if (!number.ok()) return Fail(number.status());
   auto model = registry::LoadVersionModel(**store, *number);
   if (!model.ok()) return Fail(model.status());
-  auto records = ReadRecordsFile(args.data);
-  if (!records.ok()) return Fail(records.status());
-  std::vector<Record> plain;
-  for (const auto& r : *records) plain.push_back(r.record);
-  std::vector<FeaturizeFailure> failures;
-  auto set = BuildProgramSet(**plugins, plain, &failures);
-  if (!failures.empty())
-    return Fail(Status::InvalidArgument(fmt::format("{}:{}: record does not lower: {}", args.data,
-                                                    (*records)[failures.front().index].line,
-                                                    failures.front().message)));
-  if (!set.ok()) return Fail(set.status());
+  auto input = args.ast.empty() ? ReadRecordsInput(**plugins, args.data) : ReadAstInput(**plugins, args.ast);
+  if (!input.ok()) return Fail(input.status());
+  const ProgramSet* set = &input->set;
   auto scores = model->Predict(*set);
   if (!scores.ok()) return Fail(scores.status());
   if (!args.export_tokens.empty()) {
@@ -80,7 +114,7 @@ int Run(const GlobalOptions& global, const PredictArgs& args) {
     return 0;
   }
   for (size_t i = 0; i < scores->size(); ++i)
-    fmt::print("{}\t{}\t{:.6f}\n", (*records)[i].line, set->tasks[set->task[i]].key, (*scores)[i]);
+    fmt::print("{}\t{}\t{:.6f}\n", input->lines[i], set->tasks[set->task[i]].key, (*scores)[i]);
   if (timed) PrintMetricsTable(ComputeMetricsTable(*set, *scores), fmt::format("version {}", *number));
   return 0;
 }
@@ -91,7 +125,9 @@ Command AddPredictCommand(CLI::App& app, const GlobalOptions& global) {
   auto* sub = app.add_subcommand("predict", "Score records with a registry version");
   auto args = std::make_shared<PredictArgs>();
   sub->add_option("--model", args->ref, "Version ref")->capture_default_str();
-  sub->add_option("--data", args->data, "Records file (JSON Lines)")->required()->check(CLI::ExistingFile);
+  sub->add_option("--data", args->data, "Records file (JSON Lines)")->check(CLI::ExistingFile);
+  sub->add_option("--ast", args->ast, "Programs as ASTs (a JSON array or JSON Lines, docs/ast-json.md)")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--json", args->json, "JSON output");
   sub->add_option("--export-tokens", args->export_tokens,
                   "Also write the padded tokens, mask and scores as JSON (to check a pulled model.pt)");

@@ -106,6 +106,19 @@ struct LifelongStepResult {
   double train_seconds = 0, fisher_seconds = 0, evaluate_seconds = 0;
 };
 
+// The forgetting control a step (and an online update, online_update.h)
+// trains under, from one implementation: the snapshots the EWC penalty sums
+// (each one, or their online merge; none for methods without EWC) ...
+Expected<std::vector<Snapshot>> PenaltySnapshots(const LifelongState& state, const LifelongStepOptions& options);
+// ... and `fit` with every learned intrinsic's rehearsal sample appended
+// when the method replays; *replayed counts the appended programs.
+ProgramSet WithReplay(const ProgramSet& fit, const LifelongState& state, const LifelongStepOptions& options,
+                      int64_t* replayed = nullptr);
+
+// The model on each held-out set (programs in canonical order, so the row
+// does not depend on how the records were read): a step's evaluation row.
+Expected<std::vector<EvaluationCell>> EvaluateHeldOut(const CostModel& model, const std::vector<HeldOutTasks>& held_out);
+
 Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& input, const LifelongStepOptions& options);
 
 }  // namespace ucmoh

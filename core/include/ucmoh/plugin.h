@@ -20,7 +20,10 @@ namespace ucmoh {
 
 // Bump whenever this header, program_ast.h, record.h, target.h, params.h or
 // status.h change layout or virtual functions.
-constexpr int kPluginAbiVersion = 2;  // 2: records carry hardware; Lower takes it
+// 2: records carry hardware; Lower takes it.
+// 3: programs as ASTs: buffers and template inputs in ProgramAst,
+//    TemplateInputNames / StageTemplate.
+constexpr int kPluginAbiVersion = 3;
 
 struct MeasureOptions {
   int threads = 0;               // 0: what the schedule asks for
@@ -48,6 +51,20 @@ class TargetPlugin {
   virtual Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
                                      const ParamMap& schedule,
                                      const HardwareParams& hardware) const = 0;
+
+  // Programs given as ASTs (docs/ast-json.md) carry no schedule of this
+  // plugin's family, so the plugin computes their template values from
+  // named program-level inputs instead. Lower must fill ProgramAst's
+  // template_inputs with these names and every stage's template values with
+  // StageTemplate's result for it, so that a lowered program and its AST
+  // form give the same tokens. A plugin that lists no names does not take
+  // programs as ASTs.
+  virtual std::vector<std::string> TemplateInputNames() const { return {}; }
+  virtual Expected<TemplateValues> StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
+                                                 const Stage& stage, const HardwareParams& hardware) const {
+    (void)inputs; (void)stage; (void)hardware;
+    return Status::Unsupported(Target().name + " does not take programs of " + intrinsic + " as ASTs");
+  }
 
   // Named task suites (e.g. "resnet50") and their tasks for one intrinsic.
   virtual std::vector<std::string> TaskSuites() const { return {}; }

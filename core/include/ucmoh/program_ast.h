@@ -6,8 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "ucmoh/status.h"
 
 namespace ucmoh {
 
@@ -36,6 +39,20 @@ constexpr int kNumMemScopes = 4;
 // meaning (their "feature template"); core gives them to the model as they are.
 constexpr int kTemplateDims = 8;
 using TemplateValues = std::array<float, kTemplateDims>;
+
+// The program-level facts a plugin computes its template values from
+// (TargetPlugin::StageTemplate), by the names its TemplateInputNames() lists:
+// "k_unroll", "pipeline_stages", ... Integers are held exactly.
+using TemplateInputs = std::map<std::string, double>;
+
+// A buffer the program reads or writes. Element types use the project's short
+// names (f32, f16, bf16, tf32, s8, u8, s32, ...; docs/ast-json.md).
+struct Buffer {
+  std::string name;            // what stages name in Stage::buffer
+  std::vector<int64_t> shape;  // extents, outermost first
+  std::string dtype;
+  MemScope scope = MemScope::kGlobal;  // where the whole buffer lives
+};
 
 struct Stage {
   StageKind kind = StageKind::kCompute;
@@ -78,11 +95,19 @@ struct AstNode {
 
 struct ProgramAst {
   std::vector<AstNode> roots;
+  std::vector<Buffer> buffers;     // every buffer a load or store stage names
+  TemplateInputs template_inputs;  // what the stages' template values were computed from
 };
 
 const char* LoopKindName(LoopKind kind);
 const char* StageKindName(StageKind kind);
 const char* MemScopeName(MemScope scope);
+
+// The inverses of the names above (NotFound lists the known names).
+// ParseMemScope also takes "local" (TVM's name for thread-local registers).
+Expected<LoopKind> ParseLoopKind(const std::string& name);
+Expected<StageKind> ParseStageKind(const std::string& name);
+Expected<MemScope> ParseMemScope(const std::string& name);
 
 // A readable indented dump, one line per loop or stage (for `features --ast`).
 std::string DumpAst(const ProgramAst& ast);

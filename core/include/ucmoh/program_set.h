@@ -57,6 +57,18 @@ struct FeaturizeFailure {
   std::string message;
 };
 
+// One featurized program and the task it is ranked in.
+struct TaskedProgram {
+  std::string task, intrinsic, target;
+  TokenMatrix tokens;
+  double latency_s = 0;  // 0: not measured (can be scored, not trained on)
+  std::string key;       // ProgramKey, or "" (see ProgramSet::program_key)
+};
+
+// Groups programs into tasks by key, tasks in first-seen order, programs in
+// input order.
+ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs);
+
 // Featurizes every record; records that fail to lower are skipped and listed
 // in `failures` (when given). Fails only if nothing at all could be featurized.
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,

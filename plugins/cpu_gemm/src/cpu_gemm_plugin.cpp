@@ -40,6 +40,16 @@ std::vector<IntrinsicInfo> CpuGemmPlugin::Intrinsics() const {
 
 std::vector<std::string> CpuGemmPlugin::TemplateDimNames() const { return GemmTemplateDimNames(); }
 
+std::vector<std::string> CpuGemmPlugin::TemplateInputNames() const { return GemmTemplateInputNames(); }
+
+// Every stage of a GEMM program carries the same values (the schedule's).
+Expected<TemplateValues> CpuGemmPlugin::StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
+                                                      const Stage&, const HardwareParams& hardware) const {
+  auto profile = Profile(intrinsic, hardware);
+  if (!profile.ok()) return profile.status();
+  return GemmTemplateValues(inputs, *profile);
+}
+
 std::vector<std::string> CpuGemmPlugin::TaskSuites() const { return GemmSuiteNames(); }
 
 const CpuGemmIntrinsic* CpuGemmPlugin::FindIntrinsic(const std::string& intrinsic) const {

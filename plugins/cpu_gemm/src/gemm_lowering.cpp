@@ -21,7 +21,8 @@ struct OpenBlocks {
 
 class GemmLowering {
  public:
-  explicit GemmLowering(const GemmPlan& plan) : plan_(plan), template_(GemmTemplateValues(plan)) {}
+  GemmLowering(const GemmPlan& plan, TemplateValues template_values)
+      : plan_(plan), template_(template_values) {}
 
   ProgramAst Lower() const {
     std::vector<AstNode> body = BlockedLoops(0, OpenBlocks{});
@@ -31,6 +32,8 @@ class GemmLowering {
     ProgramAst ast;
     ast.roots.push_back(
         AstNode::MakeLoop("thread", plan_.schedule.threads, LoopKind::kParallel, std::move(body)));
+    ast.buffers = Buffers();
+    ast.template_inputs = GemmTemplateInputs(plan_);
     return ast;
   }
 
@@ -51,6 +54,19 @@ class GemmLowering {
       loops.push_back(AstNode::MakeLoop(std::move(var), run.count, LoopKind::kSerial, std::move(body)));
     }
     return loops;
+  }
+
+  // C[m, n] += A[m, k] * B[k, n] (a leading batch extent when there is one).
+  std::vector<Buffer> Buffers() const {
+    const GemmProblem& g = plan_.problem;
+    const IsaProfile& p = plan_.profile;
+    auto shape = [&](int64_t rows, int64_t cols) {
+      return g.batch > 1 ? std::vector<int64_t>{g.batch, rows, cols} : std::vector<int64_t>{rows, cols};
+    };
+    const bool mixed = p.input_type == "u8s8";  // VNNI: unsigned A, signed B
+    return {Buffer{"A", shape(g.m, g.k), mixed ? "u8" : p.input_type, MemScope::kGlobal},
+            Buffer{"B", shape(g.k, g.n), mixed ? "s8" : p.input_type, MemScope::kGlobal},
+            Buffer{"C", shape(g.m, g.n), p.accum_type, MemScope::kGlobal}};
   }
 
   std::vector<AstNode> MicroKernel(const OpenBlocks& open) const {
@@ -194,6 +210,10 @@ class GemmLowering {
 
 }  // namespace
 
-ProgramAst LowerGemm(const GemmPlan& plan) { return GemmLowering(plan).Lower(); }
+Expected<ProgramAst> LowerGemm(const GemmPlan& plan) {
+  auto values = GemmTemplateValues(GemmTemplateInputs(plan), plan.profile);
+  if (!values.ok()) return values.status();
+  return GemmLowering(plan, *values).Lower();
+}
 
 }  // namespace ucmoh::cpu_gemm

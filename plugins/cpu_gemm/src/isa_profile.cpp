@@ -26,6 +26,8 @@ Expected<IsaProfile> MakeIsaProfile(const IntrinsicInfo& intrinsic, int64_t vect
   }
   IsaProfile p;
   p.intrinsic = intrinsic.name;
+  p.input_type = intrinsic.input_type;
+  p.accum_type = intrinsic.accum_type;
   p.lanes = intrinsic.n;
   p.k_group = intrinsic.k;
   p.input_bytes = input_bits / 8;

@@ -36,6 +36,9 @@ class CpuGemmPlugin : public TargetPlugin {
   Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic,
                              const ParamMap& schedule,
                              const HardwareParams& hardware) const override;
+  std::vector<std::string> TemplateInputNames() const override;
+  Expected<TemplateValues> StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
+                                         const Stage& stage, const HardwareParams& hardware) const override;
   std::vector<std::string> TaskSuites() const override;
   Expected<std::vector<Task>> Tasks(const std::string& suite,
                                     const std::string& intrinsic) const override;

@@ -20,6 +20,6 @@
 
 namespace ucmoh::cpu_gemm {
 
-ProgramAst LowerGemm(const GemmPlan& plan);
+Expected<ProgramAst> LowerGemm(const GemmPlan& plan);
 
 }  // namespace ucmoh::cpu_gemm

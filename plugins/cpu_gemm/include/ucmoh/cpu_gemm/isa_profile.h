@@ -13,6 +13,8 @@ namespace ucmoh::cpu_gemm {
 
 struct IsaProfile {
   std::string intrinsic;         // "x86.avx512"
+  std::string input_type;        // the intrinsic's: "f32", "bf16", "u8s8" (A u8, B s8), "s8"
+  std::string accum_type;        // "f32", "s32"
   int64_t lanes = 1;             // accumulator elements per vector register (the intrinsic's n)
   int64_t k_group = 1;           // k depth of one call: 1 FMA, 2 bf16 pairs, 4 vnni / sdot
   int64_t input_bytes = 4;       // one element of A or B

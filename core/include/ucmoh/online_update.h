@@ -1,0 +1,35 @@
+// An online update: a few fine-tuning epochs of a model on programs measured
+// during a tuning run, under the forgetting control of the version it came
+// from (its method's EWC penalty and rehearsal replay, lifelong_step.h), so
+// that adapting to one workload does not unlearn the intrinsics it knows.
+// libucmoh's ucmoh_update calls this (docs/compilers.md).
+#pragma once
+
+#include <cstdint>
+
+#include "ucmoh/cost_model.h"
+#include "ucmoh/lifelong_step.h"
+#include "ucmoh/program_set.h"
+
+namespace ucmoh {
+
+struct OnlineUpdateOptions {
+  // Method, λ, γ and training settings of the version (its hyper-parameters);
+  // the epochs below replace step.training.epochs.
+  LifelongStepOptions step;
+  int epochs = 5;
+};
+
+struct OnlineUpdateReport {
+  int64_t measured_programs = 0, replayed_programs = 0;
+  double final_train_loss = 0;
+  double penalty = 0;   // EWC penalty after the update (0 without EWC)
+  double seconds = 0;
+};
+
+// Trains `model` in place. `measured` needs at least two programs with a
+// latency in one task (a ranking needs a pair).
+Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState& state, const ProgramSet& measured,
+                                          const OnlineUpdateOptions& options);
+
+}  // namespace ucmoh

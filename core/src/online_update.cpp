@@ -1,0 +1,49 @@
+// OnlineUpdate (online_update.h): the lifelong step's forgetting control
+// (PenaltySnapshots, WithReplay) around a short fine-tuning run without
+// validation (a tuning run's few measurements are all worth training on).
+#include "ucmoh/online_update.h"
+
+#include <chrono>
+
+#include "ucmoh/ewc.h"
+
+namespace ucmoh {
+
+namespace {
+
+Status CheckMeasured(const ProgramSet& measured, const OnlineUpdateOptions& o) {
+  if (o.epochs < 1) return Status::InvalidArgument("update: epochs must be >= 1");
+  for (double l : measured.latency_s)
+    if (!(l > 0)) return Status::InvalidArgument("update: every program needs a measured latency > 0");
+  for (const auto& task : measured.tasks)
+    if (task.programs.size() >= 2) return Status::Ok();
+  return Status::InvalidArgument("update: needs at least two measured programs of one task to rank");
+}
+
+}  // namespace
+
+Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState& state, const ProgramSet& measured,
+                                          const OnlineUpdateOptions& o) {
+  UCMOH_RETURN_IF_ERROR(CheckMeasured(measured, o));
+  const auto start = std::chrono::steady_clock::now();
+  auto snapshots = PenaltySnapshots(state, o.step);
+  if (!snapshots.ok()) return snapshots.status();
+  for (const auto& s : *snapshots) UCMOH_RETURN_IF_ERROR(CheckSnapshotFits(s, model));
+  OnlineUpdateReport report;
+  const ProgramSet train = WithReplay(measured, state, o.step, &report.replayed_programs);
+  auto penalty = snapshots->empty() ? nullptr : MakeEwcPenalty(*snapshots, o.step.lambda);
+  TrainOptions t = o.step.training;
+  t.mode = TransferMode::kFinetune;
+  t.epochs = o.epochs;
+  t.refit_normalizer = false;
+  t.penalty = penalty.get();
+  auto trained = TrainWithValidation(model, train, {}, t);
+  if (!trained.ok()) return trained.status();
+  report.measured_programs = static_cast<int64_t>(measured.size());
+  report.final_train_loss = trained->final_train_loss;
+  if (penalty) report.penalty = EwcPenaltyValue(*penalty, model);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace ucmoh

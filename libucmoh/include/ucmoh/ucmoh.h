@@ -1,0 +1,113 @@
+/*
+ * libucmoh: a UCMoH cost model inside a compiler's process.
+ *
+ * Open a model (a registry version, or a directory `registry pull` wrote),
+ * score candidate programs (as ASTs, docs/ast-json.md, or as records), update
+ * the model from measured latencies during a tuning run, and commit the
+ * result as a new registry version. docs/compilers.md walks through it.
+ *
+ * The ABI: plain C, opaque handles, no C++ type crosses it. Every call
+ * returns a ucmoh_code; on failure ucmoh_last_error() gives one line saying
+ * what and where. UCMOH_API_VERSION is bumped on any incompatible change;
+ * check ucmoh_api_version() against it at start-up.
+ *
+ * Threads: scoring and ucmoh_info may run on one handle from many threads at
+ * once; ucmoh_update and ucmoh_commit take the handle exclusively (they wait
+ * for running scores and block new ones until they finish). Error messages
+ * are per thread. Different handles are independent.
+ */
+#ifndef UCMOH_UCMOH_H_
+#define UCMOH_UCMOH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UCMOH_API_VERSION 1
+
+#if defined(__GNUC__)
+#define UCMOH_API __attribute__((visibility("default")))
+#else
+#define UCMOH_API
+#endif
+
+typedef enum ucmoh_code {
+  UCMOH_OK = 0,
+  UCMOH_INVALID_ARGUMENT = 1, /* bad input: a program, a flag, a reference */
+  UCMOH_NOT_FOUND = 2,        /* a file, version, intrinsic that does not exist */
+  UCMOH_IO_ERROR = 3,
+  UCMOH_CORRUPTION = 4,       /* stored data fails its checksum */
+  UCMOH_BUSY = 5,             /* another process holds the registry for writing */
+  UCMOH_UNSUPPORTED = 6,      /* e.g. a model of an unknown feature schema */
+  UCMOH_ABI_MISMATCH = 7,     /* a plugin built for another ABI */
+  UCMOH_ALREADY_EXISTS = 8,
+  UCMOH_INTERNAL = 9
+} ucmoh_code;
+
+/* How the programs of a call are written. */
+typedef enum ucmoh_format {
+  UCMOH_FORMAT_AST = 0,     /* a JSON array of AST programs, or JSON Lines of them */
+  UCMOH_FORMAT_RECORDS = 1  /* JSON Lines of records (docs/records.md) */
+} ucmoh_format;
+
+typedef struct ucmoh_model ucmoh_model; /* opaque */
+
+/* The UCMOH_API_VERSION this library was built with. */
+UCMOH_API int ucmoh_api_version(void);
+
+/* The feature schema version this library featurizes with; a model trained
+ * on another is refused when opened. */
+UCMOH_API int ucmoh_feature_schema_version(void);
+
+/* The message of the last failed call on this thread ("" if none). Valid
+ * until the next call on this thread. */
+UCMOH_API const char* ucmoh_last_error(void);
+
+/* Opens version `ref` ("ucmoh@stable", "ucmoh@3", "latest"; NULL: latest)
+ * of the registry at `registry_path`. `plugins_json` names the plugin
+ * manifest (NULL: $UCMOH_PLUGINS, ./plugins.json, or the one installed
+ * beside this library). The registry is read, not locked, until a commit. */
+UCMOH_API ucmoh_code ucmoh_open_registry(const char* registry_path, const char* ref, const char* plugins_json,
+                                         ucmoh_model** out);
+
+/* Opens a directory written by `registry pull` (manifest.json, weights.bin).
+ * A pulled model scores; updating needs its registry (ucmoh_open_registry). */
+UCMOH_API ucmoh_code ucmoh_open_pulled(const char* directory, const char* plugins_json, ucmoh_model** out);
+
+/* Frees the handle (NULL is allowed). Uncommitted updates are lost. */
+UCMOH_API void ucmoh_close(ucmoh_model* model);
+
+/* Scores `size` bytes of programs: writes one score per program, in input
+ * order, larger = predicted faster, into scores[0 .. *count). Fails with
+ * UCMOH_INVALID_ARGUMENT naming the first bad program and field (JSON path),
+ * or when capacity < the number of programs (*count then says how many). */
+UCMOH_API ucmoh_code ucmoh_score(ucmoh_model* model, ucmoh_format format, const char* programs, size_t size,
+                                 float* scores, size_t capacity, size_t* count);
+
+/* Updates the model in place from measured programs: `latencies_s[i]` is the
+ * i-th program's measured latency in seconds (NULL: each program's own
+ * "latency_s" / record latency). Programs are ranked within their task
+ * ("task" of an AST; programs without one form one task). Trains `epochs`
+ * epochs (0: the default, 5) under the forgetting control of the version it
+ * was opened at: its method's EWC penalty and rehearsal replay. */
+UCMOH_API ucmoh_code ucmoh_update(ucmoh_model* model, ucmoh_format format, const char* programs, size_t size,
+                                  const double* latencies_s, size_t latency_count, int epochs);
+
+/* Commits the updated model as a new version of its registry (parent: the
+ * version it was opened at), evaluated on every learned intrinsic's pinned
+ * held-out tasks; "latest" moves to it. Writes the new version's number. */
+UCMOH_API ucmoh_code ucmoh_commit(ucmoh_model* model, int64_t* version);
+
+/* A JSON object describing the model: source, registry_version, intrinsics,
+ * feature_schema, network, metrics, updates. Owned by the library; valid
+ * until the next ucmoh_info call on this thread. */
+UCMOH_API ucmoh_code ucmoh_info(ucmoh_model* model, const char** json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UCMOH_UCMOH_H_ */

@@ -1,0 +1,231 @@
+// ScoringModel (scoring_model.h): open, score, update, commit, describe.
+#include "scoring_model.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ucmoh/ast_program.h"
+#include "ucmoh/features.h"
+#include "ucmoh/program_featurizer.h"
+#include "ucmoh/records_io.h"
+#include "ucmoh/registry/registry_ops.h"
+#include "ucmoh/registry/registry_store.h"
+#include "ucmoh/registry/version_update.h"
+#include "ucmoh/sha256.h"
+
+namespace ucmoh::sdk {
+
+namespace {
+
+using json = nlohmann::json;
+
+Expected<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+Expected<std::vector<Record>> ParseRecords(std::string_view text) {
+  std::vector<Record> records;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  for (int64_t number = 1; std::getline(lines, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto r = RecordFromJsonLine(line);
+    if (!r.ok()) return r.status().WithContext("line " + std::to_string(number));
+    records.push_back(std::move(*r));
+  }
+  return records;
+}
+
+// Records featurized in input order; each keeps its latency (0 when absent).
+Expected<ProgramSet> RecordsProgramSet(const PluginSet& plugins, const std::vector<Record>& records) {
+  std::vector<TaskedProgram> tasked;
+  tasked.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    auto tokens = FeaturizeRecord(plugins, r);
+    if (!tokens.ok()) return tokens.status().WithContext("record " + std::to_string(i + 1));
+    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(*tokens), r.latency.median_s, ProgramKey(r)});
+  }
+  return GroupIntoTasks(std::move(tasked));
+}
+
+// The manifest `registry pull` wrote, checked against this library's schema.
+Expected<json> ReadPullManifest(const std::string& directory) {
+  const std::string path = (std::filesystem::path(directory) / "manifest.json").string();
+  auto text = ReadFile(path);
+  if (!text.ok()) return Status::NotFound(directory + " is not a pulled model: " + text.status().message());
+  json manifest = json::parse(*text, nullptr, false);
+  if (manifest.is_discarded() || !manifest.is_object()) return Status::Corruption(path + ": not a JSON object");
+  const json schema = manifest.value("feature_schema", json::object());
+  const int version = schema.is_object() ? schema.value("version", 0) : 0;
+  if (version != kFeatureSchemaVersion)
+    return Status::Unsupported(fmt::format("{}: the model uses feature schema {}, this library knows only schema {} "
+                                           "(pull a version trained on schema {}, or use a library that knows {})",
+                                           path, version, kFeatureSchemaVersion, kFeatureSchemaVersion, version));
+  if (!manifest.contains("weights") || !manifest.contains("weights_sha256"))
+    return Status::Corruption(path + ": no \"weights\" (pulled by an older registry: pull it again)");
+  return manifest;
+}
+
+// What a pulled manifest says about the version, as a ModelVersion.
+registry::ModelVersion VersionFromManifest(const json& m) {
+  registry::ModelVersion v;
+  v.name = m.value("model", "ucmoh");
+  v.number = m.value("registry_version", int64_t{0});
+  v.parent = m.value("parent", int64_t{0});
+  v.intrinsics = m.value("intrinsics", std::vector<std::string>{});
+  v.weights_sha256 = m.value("weights_sha256", "");
+  const json metrics = m.value("metrics", json::object());
+  v.evaluation.acc = metrics.value("acc", 0.0);
+  v.evaluation.bwt = metrics.value("bwt", 0.0);
+  for (const auto& row : metrics.value("per_intrinsic", json::array()))
+    v.evaluation.rows.push_back({row.value("intrinsic", ""), row.value("pca", 0.0), row.value("top1", 0.0),
+                                 row.value("top5", 0.0)});
+  return v;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ScoringModel>> ScoringModel::OpenRegistry(const std::string& registry_path,
+                                                                   const std::string& ref,
+                                                                   const std::string& plugins_json) {
+  auto plugins = LoadPlugins(plugins_json);
+  if (!plugins.ok()) return plugins.status();
+  auto store = registry::RegistryStore::Open(registry_path, registry::OpenMode::kReadOnly);
+  if (!store.ok()) return store.status();
+  auto number = (*store)->ResolveRef(ref);
+  if (!number.ok()) return number.status();
+  auto version = (*store)->GetVersion(*number);
+  if (!version.ok()) return version.status();
+  auto model = registry::LoadVersionModel(**store, *number);  // refuses another feature schema
+  if (!model.ok()) return model.status().WithContext(fmt::format("{} {}", registry_path, ref));
+  std::unique_ptr<ScoringModel> m(new ScoringModel(std::move(*plugins), std::move(*model)));
+  m->source_ = "registry";
+  m->location_ = registry_path;
+  m->version_ = std::move(*version);
+  return m;
+}
+
+Expected<std::unique_ptr<ScoringModel>> ScoringModel::OpenPulled(const std::string& directory,
+                                                                 const std::string& plugins_json) {
+  auto manifest = ReadPullManifest(directory);
+  if (!manifest.ok()) return manifest.status();
+  const std::string weights = (std::filesystem::path(directory) / manifest->value("weights", "")).string();
+  auto bytes = ReadFile(weights);
+  if (!bytes.ok()) return bytes.status();
+  if (Sha256Hex(*bytes) != manifest->value("weights_sha256", ""))
+    return Status::Corruption(weights + ": sha256 differs from the manifest's weights_sha256");
+  auto model = CostModel::Load(weights);
+  if (!model.ok()) return model.status().WithContext(weights);
+  auto plugins = LoadPlugins(plugins_json);
+  if (!plugins.ok()) return plugins.status();
+  std::unique_ptr<ScoringModel> m(new ScoringModel(std::move(*plugins), std::move(*model)));
+  m->source_ = "pulled";
+  m->location_ = directory;
+  m->version_ = VersionFromManifest(*manifest);
+  return m;
+}
+
+Expected<ProgramSet> ScoringModel::Featurize(ProgramFormat format, std::string_view text) const {
+  if (format == ProgramFormat::kRecords) {
+    auto records = ParseRecords(text);
+    if (!records.ok()) return records.status();
+    return RecordsProgramSet(plugins_, *records);
+  }
+  auto programs = ParseAstPrograms(std::string(text), plugins_);
+  if (!programs.ok()) return programs.status();
+  return AstProgramSet(plugins_, *programs);
+}
+
+Expected<std::vector<float>> ScoringModel::Score(ProgramFormat format, std::string_view programs) const {
+  auto set = Featurize(format, programs);  // before the lock: featurizing reads no model state
+  if (!set.ok()) return set.status();
+  if (set->size() == 0) return std::vector<float>{};
+  std::shared_lock lock(mutex_);
+  return model_.Predict(*set);
+}
+
+Status ScoringModel::LoadStateOnce() {
+  if (state_) return Status::Ok();
+  if (source_ != "registry")
+    return Status::Unsupported(location_ + ": a pulled model carries no forgetting state to update under; "
+                               "open its registry version instead (ucmoh_open_registry)");
+  auto store = registry::RegistryStore::Open(location_, registry::OpenMode::kReadOnly);
+  if (!store.ok()) return store.status();
+  auto state = registry::LoadVersionState(**store, plugins_, version_);
+  if (!state.ok()) return state.status().WithContext(fmt::format("forgetting state of version {}", version_.number));
+  state_ = std::move(*state);
+  return Status::Ok();
+}
+
+Status ScoringModel::Update(ProgramFormat format, std::string_view programs, const std::vector<double>& latencies,
+                            int epochs) {
+  auto set = Featurize(format, programs);
+  if (!set.ok()) return set.status();
+  if (!latencies.empty()) {
+    if (latencies.size() != set->size())
+      return Status::InvalidArgument(fmt::format("update: {} latencies for {} programs", latencies.size(), set->size()));
+    set->latency_s = latencies;
+  }
+  std::unique_lock lock(mutex_);
+  UCMOH_RETURN_IF_ERROR(LoadStateOnce());
+  OnlineUpdateOptions options;
+  options.step = registry::StepOptionsOf(version_);
+  if (epochs > 0) options.epochs = epochs;
+  auto report = OnlineUpdate(model_, *state_, *set, options);
+  if (!report.ok()) return report.status();
+  last_update_ = *report;
+  ++updates_;
+  std::string digest_input(programs);
+  for (double l : set->latency_s) digest_input += fmt::format("\n{:.17g}", l);
+  update_digests_.push_back(Sha256Hex(digest_input));
+  return Status::Ok();
+}
+
+Expected<int64_t> ScoringModel::Commit() {
+  std::unique_lock lock(mutex_);
+  if (source_ != "registry") return Status::Unsupported(location_ + ": a pulled model has no registry to commit to");
+  if (updates_ == 0) return Status::InvalidArgument("commit: nothing to commit (no update since the model was opened)");
+  auto store = registry::RegistryStore::Open(location_, registry::OpenMode::kReadWrite);
+  if (!store.ok()) return store.status();
+  std::string digests;
+  for (const auto& d : update_digests_) digests += d + "\n";
+  registry::OnlineUpdateCommit commit{version_.number, &model_, last_update_, updates_, Sha256Hex(digests)};
+  auto committed = registry::CommitOnlineUpdate(**store, plugins_, commit);
+  if (!committed.ok()) return committed.status();
+  version_ = *committed;
+  updates_ = 0;
+  update_digests_.clear();
+  return version_.number;
+}
+
+std::string ScoringModel::Info() const {
+  std::shared_lock lock(mutex_);
+  json rows = json::array();
+  for (const auto& r : version_.evaluation.rows)
+    rows.push_back({{"intrinsic", r.intrinsic}, {"pca", r.pca}, {"top1", r.top1}, {"top5", r.top5}});
+  const NetworkConfig& c = model_.config();
+  return json{{"source", source_},
+              {"location", location_},
+              {"model", version_.name},
+              {"registry_version", version_.number},
+              {"parent", version_.parent},
+              {"intrinsics", model_.learned_intrinsics()},
+              {"feature_schema", kFeatureSchemaVersion},
+              {"ast_format", kAstFormatVersion},
+              {"network", {{"architecture", c.architecture}, {"hidden", c.hidden}, {"heads", c.heads}}},
+              {"metrics", {{"acc", version_.evaluation.acc}, {"bwt", version_.evaluation.bwt}, {"per_intrinsic", rows}}},
+              {"updates", updates_}}
+      .dump();
+}
+
+}  // namespace ucmoh::sdk
