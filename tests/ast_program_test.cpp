@@ -123,13 +123,13 @@ nlohmann::json ValidProgram() {
 }
 
 std::string ErrorOf(const nlohmann::json& j) {
-  auto p = AstProgramFromJson(j, Plugins());
+  auto p = ParseAstProgram(j.dump(), Plugins());
   EXPECT_FALSE(p.ok()) << j.dump().substr(0, 200);
   return p.ok() ? "" : p.status().message();
 }
 
 TEST(AstProgram, ValidProgramParses) {
-  auto p = AstProgramFromJson(ValidProgram(), Plugins());
+  auto p = ParseAstProgram(ValidProgram().dump(), Plugins());
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->intrinsic, "x86.avx2");
 }
@@ -197,7 +197,7 @@ TEST(AstProgram, ArrayAndLinesNameTheProgram) {
   EXPECT_EQ(l.status().message(), "line 2: $.body[0].loop.extent: must be an integer >= 1");
   auto broken = ParseAstPrograms("{\"body\": [", Plugins());
   ASSERT_FALSE(broken.ok());
-  EXPECT_EQ(broken.status().message(), "line 1: not valid JSON");
+  EXPECT_THAT(broken.status().message(), ::testing::StartsWith("line 1: not valid JSON ("));
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <optional>
 #include <sstream>
+
+#include <simdjson.h>
 
 #include "ucmoh/hardware_json.h"
 #include "ucmoh/program_featurizer.h"
@@ -46,14 +49,19 @@ json NodesToJson(const std::vector<AstNode>& nodes, const std::string& intrinsic
 }
 
 // ---- reading ----------------------------------------------------------------
+// simdjson's DOM: compilers send thousands of programs per call, and scoring
+// through the C API must keep up with the in-process path (docs/benchmarks.md).
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 
 // The JSON path of the value being read; extended on the way down and cut
 // back on the way up, so reading a valid program builds no strings.
 class Path {
  public:
   explicit Path(std::string root) : text_(std::move(root)) {}
-  Status Error(const std::string& key, const std::string& what) const {
-    return Status::InvalidArgument(text_ + (key.empty() ? "" : "." + key) + ": " + what);
+  Status Error(std::string_view key, const std::string& what) const {
+    return Status::InvalidArgument(text_ + (key.empty() ? "" : "." + std::string(key)) + ": " + what);
   }
   const std::string& text() const { return text_; }
 
@@ -73,66 +81,116 @@ class Path {
 
 std::string Index(size_t i) { return "[" + std::to_string(i) + "]"; }
 
-Status CheckKeys(const json& j, const Path& path, std::initializer_list<const char*> allowed) {
+// Callers check the type first (is_object, is_array, IsNumber, ...).
+simdjson::dom::object AsObject(const element& e) {
+  simdjson::dom::object o;
+  if (e.get(o) != simdjson::SUCCESS) return {};
+  return o;
+}
+simdjson::dom::array AsArray(const element& e) {
+  simdjson::dom::array a;
+  if (e.get(a) != simdjson::SUCCESS) return {};
+  return a;
+}
+double AsDouble(const element& e) {
+  double d = 0;
+  if (e.get(d) != simdjson::SUCCESS) return std::nan("");
+  return d;
+}
+int64_t AsInt(const element& e) {
+  int64_t i = 0;
+  if (e.get(i) != simdjson::SUCCESS) return {};
+  return i;
+}
+
+bool IsNumber(const element& e) {
+  const element_type t = e.type();
+  return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
+}
+
+Status CheckKeys(const element& j, const Path& path, std::initializer_list<std::string_view> allowed) {
   if (!j.is_object()) return path.Error("", "must be an object");
-  for (const auto& item : j.items()) {
+  for (const auto& field : AsObject(j)) {
     bool known = false;
-    for (const char* a : allowed) known = known || item.key() == a;
-    if (!known) return path.Error(item.key(), "unknown field");
+    for (std::string_view a : allowed) known = known || field.key == a;
+    if (!known) return path.Error(field.key, "unknown field");
   }
   return Status::Ok();
 }
 
-Expected<std::string> String(const json& j, const Path& path, const char* key, bool required, bool non_empty) {
-  auto it = j.find(key);
-  if (it == j.end()) {
+// j[key], or nothing when absent.
+std::optional<element> Field(const element& j, std::string_view key) {
+  element e;
+  if (j.at_key(key).get(e)) return std::nullopt;
+  return e;
+}
+
+Expected<std::string_view> String(const element& j, const Path& path, std::string_view key, bool required,
+                                  bool non_empty) {
+  auto e = Field(j, key);
+  if (!e) {
     if (required) return path.Error(key, "missing");
-    return std::string();
+    return std::string_view();
   }
-  if (!it->is_string()) return path.Error(key, "must be a string");
-  if (non_empty && it->get_ref<const std::string&>().empty()) return path.Error(key, "must not be empty");
-  return it->get<std::string>();
+  if (!e->is_string()) return path.Error(key, "must be a string");
+  std::string_view text;
+  if (e->get(text) != simdjson::SUCCESS) return path.Error(key, "must be a string");
+  if (non_empty && text.empty()) return path.Error(key, "must not be empty");
+  return text;
 }
 
 // A finite number >= min; `fallback` when absent and not required.
-Expected<double> Number(const json& j, const Path& path, const char* key, double min, std::optional<double> fallback) {
-  auto it = j.find(key);
-  if (it == j.end()) {
+Expected<double> Number(const element& j, const Path& path, std::string_view key, double min,
+                        std::optional<double> fallback) {
+  auto e = Field(j, key);
+  if (!e) {
     if (!fallback) return path.Error(key, "missing");
     return *fallback;
   }
-  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < min) {
+  const double v = IsNumber(*e) ? AsDouble(*e) : std::nan("");
+  if (!std::isfinite(v) || v < min) {
     std::ostringstream what;
     what << "must be a finite number >= " << min;
     return path.Error(key, what.str());
   }
-  return it->get<double>();
+  return v;
+}
+
+// An integer >= 1 (loop extents, buffer shapes).
+Expected<int64_t> Extent(const element& e, const Path& path, std::string_view key) {
+  if (!e.is_int64() || AsInt(e) < 1) return path.Error(key, "must be an integer >= 1");
+  return AsInt(e);
 }
 
 template <typename Enum>
-Expected<Enum> Named(const json& j, const Path& path, const char* key, Expected<Enum> (*parse)(const std::string&)) {
+Expected<Enum> Named(const element& j, const Path& path, std::string_view key,
+                     Expected<Enum> (*parse)(const std::string&)) {
   auto text = String(j, path, key, true, true);
   if (!text.ok()) return text.status();
-  auto value = parse(*text);
+  auto value = parse(std::string(*text));
   if (!value.ok()) return path.Error(key, value.status().message());
   return value;
 }
 
 // What the reader checks across the tree: declared buffers and the intrinsic.
 struct ReadContext {
-  std::set<std::string> buffers;
-  std::string intrinsic;      // of the first compute stage (or the program's "intrinsic")
-  std::string intrinsic_path; // where it was named
-  int stages = 0, computes = 0;
+  std::vector<std::string> buffers;
+  std::string intrinsic;       // of the first compute stage (or the program's "intrinsic")
+  std::string intrinsic_path;  // where it was named
+  int computes = 0;
+  bool Declared(std::string_view name) const {
+    return std::find(buffers.begin(), buffers.end(), name) != buffers.end();
+  }
 };
 
-Status ReadMoveStage(const json& j, Path& path, ReadContext& ctx, Stage& s) {
+Status ReadMoveStage(const element& j, Path& path, ReadContext& ctx, Stage& s) {
   UCMOH_RETURN_IF_ERROR(CheckKeys(j, path, {"kind", "name", "buffer", "src", "dst", "bytes", "unique_bytes",
                                             "element_stride", "vector_bytes", "reuse"}));
   auto buffer = String(j, path, "buffer", true, true);
   if (!buffer.ok()) return buffer.status();
-  if (!ctx.buffers.count(*buffer)) return path.Error("buffer", "unknown buffer '" + *buffer + "' (declare it in $.buffers)");
-  s.buffer = *buffer;
+  if (!ctx.Declared(*buffer))
+    return path.Error("buffer", "unknown buffer '" + std::string(*buffer) + "' (declare it in $.buffers)");
+  s.buffer = std::string(*buffer);
   auto src = Named<MemScope>(j, path, "src", ParseMemScope);
   if (!src.ok()) return src.status();
   auto dst = Named<MemScope>(j, path, "dst", ParseMemScope);
@@ -142,30 +200,30 @@ Status ReadMoveStage(const json& j, Path& path, ReadContext& ctx, Stage& s) {
   auto bytes = Number(j, path, "bytes", 0, std::nullopt);
   if (!bytes.ok()) return bytes.status();
   s.bytes = *bytes;
-  struct Field { const char* key; double* out; double min; double fallback; };
-  for (const Field& f : {Field{"unique_bytes", &s.unique_bytes, 0, *bytes}, Field{"element_stride", &s.element_stride, 0, 1},
-                         Field{"vector_bytes", &s.vector_bytes, 0, 0}, Field{"reuse", &s.reuse, 0, 1}}) {
-    auto v = Number(j, path, f.key, f.min, f.fallback);
+  struct Optional { std::string_view key; double* out; double fallback; };
+  for (const Optional& f : {Optional{"unique_bytes", &s.unique_bytes, *bytes}, Optional{"element_stride", &s.element_stride, 1},
+                            Optional{"vector_bytes", &s.vector_bytes, 0}, Optional{"reuse", &s.reuse, 1}}) {
+    auto v = Number(j, path, f.key, 0, f.fallback);
     if (!v.ok()) return v.status();
     *f.out = *v;
   }
   return Status::Ok();
 }
 
-Status ReadComputeStage(const json& j, Path& path, ReadContext& ctx, Stage& s) {
+Status ReadComputeStage(const element& j, Path& path, ReadContext& ctx, Stage& s) {
   UCMOH_RETURN_IF_ERROR(CheckKeys(j, path, {"kind", "name", "buffer", "intrinsic", "calls", "flops_per_call"}));
   auto intrinsic = String(j, path, "intrinsic", true, true);
   if (!intrinsic.ok()) return intrinsic.status();
   if (ctx.intrinsic.empty()) {
-    ctx.intrinsic = *intrinsic;
+    ctx.intrinsic = std::string(*intrinsic);
     ctx.intrinsic_path = path.text() + ".intrinsic";
   } else if (*intrinsic != ctx.intrinsic) {
-    return path.Error("intrinsic", "'" + *intrinsic + "' differs from '" + ctx.intrinsic + "' (" + ctx.intrinsic_path +
-                                       "): a program calls one intrinsic");
+    return path.Error("intrinsic", "'" + std::string(*intrinsic) + "' differs from '" + ctx.intrinsic + "' (" +
+                                       ctx.intrinsic_path + "): a program calls one intrinsic");
   }
   auto buffer = String(j, path, "buffer", false, false);
   if (!buffer.ok()) return buffer.status();
-  s.buffer = *buffer;
+  s.buffer = std::string(*buffer);
   auto calls = Number(j, path, "calls", 0, std::nullopt);
   if (!calls.ok()) return calls.status();
   auto flops = Number(j, path, "flops_per_call", 0, std::nullopt);
@@ -176,7 +234,7 @@ Status ReadComputeStage(const json& j, Path& path, ReadContext& ctx, Stage& s) {
   return Status::Ok();
 }
 
-Expected<Stage> ReadStage(const json& j, Path& path, ReadContext& ctx) {
+Expected<Stage> ReadStage(const element& j, Path& path, ReadContext& ctx) {
   if (!j.is_object()) return path.Error("", "must be an object");
   Stage s;
   auto kind = Named<StageKind>(j, path, "kind", ParseStageKind);
@@ -184,112 +242,121 @@ Expected<Stage> ReadStage(const json& j, Path& path, ReadContext& ctx) {
   s.kind = *kind;
   auto name = String(j, path, "name", false, false);
   if (!name.ok()) return name.status();
-  s.name = *name;
+  s.name = std::string(*name);
   Status read = s.kind == StageKind::kCompute ? ReadComputeStage(j, path, ctx, s) : ReadMoveStage(j, path, ctx, s);
   if (!read.ok()) return read;
-  ++ctx.stages;
   return s;
 }
 
-Expected<std::vector<AstNode>> ReadNodes(const json& j, Path& path, ReadContext& ctx);
+Expected<std::vector<AstNode>> ReadNodes(const std::optional<element>& j, Path& path, ReadContext& ctx);
 
-Expected<AstNode> ReadLoop(const json& loop, Path& path) {
+Expected<AstNode> ReadLoop(const element& loop, Path& path) {
   Path::Scope in(path, ".loop");
   UCMOH_RETURN_IF_ERROR(CheckKeys(loop, path, {"var", "extent", "kind"}));
-  auto extent = loop.find("extent");
-  if (extent == loop.end()) return path.Error("extent", "missing");
-  if (!extent->is_number_integer() || extent->get<int64_t>() < 1) return path.Error("extent", "must be an integer >= 1");
+  auto extent_field = Field(loop, "extent");
+  if (!extent_field) return path.Error("extent", "missing");
+  auto extent = Extent(*extent_field, path, "extent");
+  if (!extent.ok()) return extent.status();
   auto var = String(loop, path, "var", false, false);
   if (!var.ok()) return var.status();
   auto kind = Named<LoopKind>(loop, path, "kind", ParseLoopKind);
   if (!kind.ok()) return kind.status();
-  return AstNode::MakeLoop(*var, extent->get<int64_t>(), *kind, {});
+  return AstNode::MakeLoop(std::string(*var), *extent, *kind, {});
 }
 
-Expected<AstNode> ReadNode(const json& node, Path& path, ReadContext& ctx) {
+Expected<AstNode> ReadNode(const element& node, Path& path, ReadContext& ctx) {
   if (!node.is_object()) return path.Error("", "must be an object with \"loop\" and \"body\", or \"stage\"");
-  if (node.contains("stage")) {
+  if (auto stage = Field(node, "stage")) {
     UCMOH_RETURN_IF_ERROR(CheckKeys(node, path, {"stage"}));
     Path::Scope in(path, ".stage");
-    auto stage = ReadStage(node["stage"], path, ctx);
-    if (!stage.ok()) return stage.status();
-    return AstNode::MakeStage(std::move(*stage));
+    auto read = ReadStage(*stage, path, ctx);
+    if (!read.ok()) return read.status();
+    return AstNode::MakeStage(std::move(*read));
   }
-  if (!node.contains("loop")) return path.Error("", "needs \"loop\" (with \"body\") or \"stage\"");
+  auto loop_field = Field(node, "loop");
+  if (!loop_field) return path.Error("", "needs \"loop\" (with \"body\") or \"stage\"");
   UCMOH_RETURN_IF_ERROR(CheckKeys(node, path, {"loop", "body"}));
-  auto loop = ReadLoop(node["loop"], path);
+  auto loop = ReadLoop(*loop_field, path);
   if (!loop.ok()) return loop.status();
-  if (!node.contains("body")) return path.Error("body", "missing");
+  auto body_field = Field(node, "body");
+  if (!body_field) return path.Error("body", "missing");
   Path::Scope in(path, ".body");
-  auto body = ReadNodes(node["body"], path, ctx);
+  auto body = ReadNodes(body_field, path, ctx);
   if (!body.ok()) return body.status();
   loop->children = std::move(*body);
   return loop;
 }
 
-Expected<std::vector<AstNode>> ReadNodes(const json& j, Path& path, ReadContext& ctx) {
-  if (!j.is_array() || j.empty()) return path.Error("", "must be a non-empty array of nodes");
+Expected<std::vector<AstNode>> ReadNodes(const std::optional<element>& j, Path& path, ReadContext& ctx) {
+  if (!j || !j->is_array() || AsArray(*j).size() == 0)
+    return path.Error("", "must be a non-empty array of nodes");
   std::vector<AstNode> nodes;
-  nodes.reserve(j.size());
-  for (size_t i = 0; i < j.size(); ++i) {
-    Path::Scope in(path, Index(i));
-    auto node = ReadNode(j[i], path, ctx);
+  size_t i = 0;
+  for (element child : AsArray(*j)) {
+    Path::Scope in(path, Index(i++));
+    auto node = ReadNode(child, path, ctx);
     if (!node.ok()) return node.status();
     nodes.push_back(std::move(*node));
   }
   return nodes;
 }
 
-Expected<Buffer> ReadBuffer(const json& j, const Path& path) {
+Expected<Buffer> ReadBuffer(const element& j, const Path& path) {
   UCMOH_RETURN_IF_ERROR(CheckKeys(j, path, {"name", "shape", "dtype", "scope"}));
   Buffer b;
   auto name = String(j, path, "name", true, true);
   if (!name.ok()) return name.status();
-  b.name = *name;
-  auto shape = j.find("shape");
-  if (shape == j.end()) return path.Error("shape", "missing");
-  if (!shape->is_array() || shape->empty()) return path.Error("shape", "must be a non-empty array of extents");
-  for (size_t i = 0; i < shape->size(); ++i) {
-    const json& e = (*shape)[i];
-    if (!e.is_number_integer() || e.get<int64_t>() < 1) return path.Error("shape" + Index(i), "must be an integer >= 1");
-    b.shape.push_back(e.get<int64_t>());
+  b.name = std::string(*name);
+  auto shape = Field(j, "shape");
+  if (!shape) return path.Error("shape", "missing");
+  if (!shape->is_array() || AsArray(*shape).size() == 0)
+    return path.Error("shape", "must be a non-empty array of extents");
+  size_t i = 0;
+  for (element e : AsArray(*shape)) {
+    auto extent = Extent(e, path, "shape" + Index(i++));
+    if (!extent.ok()) return extent.status();
+    b.shape.push_back(*extent);
   }
   auto dtype = String(j, path, "dtype", true, true);
   if (!dtype.ok()) return dtype.status();
-  if (TypeBits(*dtype) == 0 && *dtype != "tf32")
-    return path.Error("dtype", "unknown dtype '" + *dtype + "' (f64, f32, tf32, f16, bf16, s32, u32, s16, s8, u8, s4, u4)");
-  b.dtype = *dtype;
+  b.dtype = std::string(*dtype);
+  if (TypeBits(b.dtype) == 0 && b.dtype != "tf32")
+    return path.Error("dtype", "unknown dtype '" + b.dtype + "' (f64, f32, tf32, f16, bf16, s32, u32, s16, s8, u8, s4, u4)");
   auto scope = Named<MemScope>(j, path, "scope", ParseMemScope);
   if (!scope.ok()) return scope.status();
   b.scope = *scope;
   return b;
 }
 
-Status ReadBuffers(const json& j, Path& path, ProgramAst& ast, ReadContext& ctx) {
-  auto it = j.find("buffers");
-  if (it == j.end()) return path.Error("buffers", "missing");
-  if (!it->is_array()) return path.Error("buffers", "must be an array");
+Status ReadBuffers(const element& j, Path& path, ProgramAst& ast, ReadContext& ctx) {
+  auto buffers = Field(j, "buffers");
+  if (!buffers) return path.Error("buffers", "missing");
+  if (!buffers->is_array()) return path.Error("buffers", "must be an array");
   Path::Scope in(path, ".buffers");
-  for (size_t i = 0; i < it->size(); ++i) {
-    Path::Scope at(path, Index(i));
-    auto b = ReadBuffer((*it)[i], path);
+  size_t i = 0;
+  for (element e : AsArray(*buffers)) {
+    Path::Scope at(path, Index(i++));
+    auto b = ReadBuffer(e, path);
     if (!b.ok()) return b.status();
-    if (!ctx.buffers.insert(b->name).second) return path.Error("name", "buffer '" + b->name + "' is declared twice");
+    if (ctx.Declared(b->name)) return path.Error("name", "buffer '" + b->name + "' is declared twice");
+    ctx.buffers.push_back(b->name);
     ast.buffers.push_back(std::move(*b));
   }
   return Status::Ok();
 }
 
-Status ReadTemplateInputs(const json& j, const Path& path, const std::vector<std::string>& names, TemplateInputs& out) {
-  auto it = j.find("template_inputs");
-  if (it == j.end()) return path.Error("template_inputs", "missing");
-  if (!it->is_object()) return path.Error("template_inputs", "must be an object of numbers");
-  for (const auto& item : it->items()) {
-    if (std::find(names.begin(), names.end(), item.key()) == names.end())
-      return path.Error("template_inputs." + item.key(), "not an input of this intrinsic's plugin");
-    if (!item.value().is_number() || !std::isfinite(item.value().get<double>()))
-      return path.Error("template_inputs." + item.key(), "must be a finite number");
-    out[item.key()] = item.value().get<double>();
+Status ReadTemplateInputs(const element& j, const Path& path, const std::vector<std::string>& names,
+                          TemplateInputs& out) {
+  auto inputs = Field(j, "template_inputs");
+  if (!inputs) return path.Error("template_inputs", "missing");
+  if (!inputs->is_object()) return path.Error("template_inputs", "must be an object of numbers");
+  for (const auto& field : AsObject(*inputs)) {
+    const std::string key = "template_inputs." + std::string(field.key);
+    if (std::find(names.begin(), names.end(), field.key) == names.end())
+      return path.Error(key, "not an input of this intrinsic's plugin");
+    if (!IsNumber(field.value) || !std::isfinite(AsDouble(field.value)))
+      return path.Error(key, "must be a finite number");
+    out[std::string(field.key)] = AsDouble(field.value);
   }
   for (const auto& name : names)
     if (!out.count(name)) return path.Error("template_inputs." + name, "missing");
@@ -298,22 +365,54 @@ Status ReadTemplateInputs(const json& j, const Path& path, const std::vector<std
 
 Status FillTemplates(std::vector<AstNode>& nodes, const TargetPlugin& plugin, const AstProgram& p, Path& path) {
   for (size_t i = 0; i < nodes.size(); ++i) {
-    Path::Scope at(path, Index(i));
     AstNode& n = nodes[i];
     if (n.is_loop) {
-      Path::Scope body(path, ".body");
+      Path::Scope body(path, Index(i) + ".body");
       UCMOH_RETURN_IF_ERROR(FillTemplates(n.children, plugin, p, path));
       continue;
     }
     auto values = plugin.StageTemplate(p.intrinsic, p.ast.template_inputs, n.stage, p.hardware);
-    if (!values.ok()) return path.Error("stage", values.status().message());
+    if (!values.ok()) {
+      Path::Scope at(path, Index(i));
+      return path.Error("stage", values.status().message());
+    }
     n.stage.template_values = *values;
   }
   return Status::Ok();
 }
 
+// Programs of one call mostly share their hardware and plugin: each
+// distinct hardware object is read once, each plugin's input names asked once.
+class ReadCache {
+ public:
+  const std::vector<std::string>& InputNames(const LoadedPlugin& plugin) {
+    if (names_of_ != &plugin) {
+      names_ = plugin.plugin->TemplateInputNames();
+      names_of_ = &plugin;
+    }
+    return names_;
+  }
+
+  Expected<HardwareParams> Read(const element& e) {
+    std::string text = simdjson::minify(e);
+    if (text == last_text_ && last_) return *last_;
+    auto parsed = HardwareFromJson(nlohmann::json::parse(text));
+    if (!parsed.ok()) return parsed.status();
+    last_text_ = std::move(text);
+    last_ = *parsed;
+    return parsed;
+  }
+
+ private:
+  std::string last_text_;
+  std::optional<HardwareParams> last_;
+  const LoadedPlugin* names_of_ = nullptr;
+  std::vector<std::string> names_;
+};
+
 // The plugin of the program's intrinsic, its hardware and template values.
-Status ResolveWithPlugin(const json& j, Path& path, const PluginSet& plugins, const ReadContext& ctx, AstProgram& p) {
+Status ResolveWithPlugin(const element& j, Path& path, const PluginSet& plugins, const ReadContext& ctx,
+                         ReadCache& cache, AstProgram& p) {
   const LoadedPlugin* plugin = plugins.ForIntrinsic(ctx.intrinsic);
   if (!plugin) {
     std::string known;
@@ -322,37 +421,62 @@ Status ResolveWithPlugin(const json& j, Path& path, const PluginSet& plugins, co
   }
   p.intrinsic = ctx.intrinsic;
   p.hardware = plugin->target.hardware;
-  if (auto hw = j.find("hardware"); hw != j.end()) {
-    auto parsed = HardwareFromJson(*hw);
+  if (auto hw = Field(j, "hardware")) {
+    auto parsed = cache.Read(*hw);
     if (!parsed.ok()) return path.Error("hardware", parsed.status().message());
     p.hardware = *parsed;
   }
-  const std::vector<std::string> names = plugin->plugin->TemplateInputNames();
-  if (names.empty()) return Status::Unsupported(ctx.intrinsic_path + ": " + plugin->target.name +
-                                                " does not take programs as ASTs (its plugin names no template inputs)");
+  const std::vector<std::string>& names = cache.InputNames(*plugin);
+  if (names.empty())
+    return Status::Unsupported(ctx.intrinsic_path + ": " + plugin->target.name +
+                               " does not take programs as ASTs (its plugin names no template inputs)");
   UCMOH_RETURN_IF_ERROR(ReadTemplateInputs(j, path, names, p.ast.template_inputs));
   Path::Scope body(path, ".body");
   return FillTemplates(p.ast.roots, *plugin->plugin, p, path);
 }
 
-Status ReadHeader(const json& j, const Path& path, AstProgram& p, ReadContext& ctx) {
+Status ReadHeader(const element& j, const Path& path, AstProgram& p, ReadContext& ctx) {
   UCMOH_RETURN_IF_ERROR(CheckKeys(j, path, {"ast_format", "task", "intrinsic", "hardware", "latency_s",
                                             "template_inputs", "buffers", "body"}));
-  if (auto f = j.find("ast_format"); f != j.end() && (!f->is_number_integer() || f->get<int64_t>() != kAstFormatVersion))
+  if (auto f = Field(j, "ast_format"); f && (!f->is_int64() || AsInt(*f) != kAstFormatVersion))
     return path.Error("ast_format", "this reader knows format " + std::to_string(kAstFormatVersion));
   auto task = String(j, path, "task", false, false);
   if (!task.ok()) return task.status();
-  p.task = task->empty() ? "ast" : *task;
+  p.task = task->empty() ? "ast" : std::string(*task);
   auto latency = Number(j, path, "latency_s", 0, 0.0);
   if (!latency.ok()) return latency.status();
   p.latency_s = *latency;
   auto intrinsic = String(j, path, "intrinsic", false, true);
   if (!intrinsic.ok()) return intrinsic.status();
   if (!intrinsic->empty()) {
-    ctx.intrinsic = *intrinsic;
+    ctx.intrinsic = std::string(*intrinsic);
     ctx.intrinsic_path = path.text() + ".intrinsic";
   }
   return Status::Ok();
+}
+
+Expected<AstProgram> ReadProgram(const element& j, const PluginSet& plugins, ReadCache& cache,
+                                 const std::string& root) {
+  Path path(root);
+  AstProgram p;
+  ReadContext ctx;
+  UCMOH_RETURN_IF_ERROR(ReadHeader(j, path, p, ctx));
+  UCMOH_RETURN_IF_ERROR(ReadBuffers(j, path, p.ast, ctx));
+  auto body = Field(j, "body");
+  if (!body) return path.Error("body", "missing");
+  {
+    Path::Scope in(path, ".body");
+    auto roots = ReadNodes(body, path, ctx);
+    if (!roots.ok()) return roots.status();
+    p.ast.roots = std::move(*roots);
+  }
+  if (ctx.computes == 0) return path.Error("body", "has no compute stage (it names the intrinsic)");
+  UCMOH_RETURN_IF_ERROR(ResolveWithPlugin(j, path, plugins, ctx, cache, p));
+  return p;
+}
+
+Status ParseError(const std::string& where, simdjson::error_code error) {
+  return Status::InvalidArgument(where + ": not valid JSON (" + simdjson::error_message(error) + ")");
 }
 
 }  // namespace
@@ -380,46 +504,42 @@ json AstProgramToJson(const AstProgram& p) {
   return j;
 }
 
-Expected<AstProgram> AstProgramFromJson(const json& j, const PluginSet& plugins, const std::string& root) {
-  Path path(root);
-  AstProgram p;
-  ReadContext ctx;
-  UCMOH_RETURN_IF_ERROR(ReadHeader(j, path, p, ctx));
-  UCMOH_RETURN_IF_ERROR(ReadBuffers(j, path, p.ast, ctx));
-  if (!j.contains("body")) return path.Error("body", "missing");
-  {
-    Path::Scope body(path, ".body");
-    auto roots = ReadNodes(j["body"], path, ctx);
-    if (!roots.ok()) return roots.status();
-    p.ast.roots = std::move(*roots);
-  }
-  if (ctx.computes == 0) return path.Error("body", "has no compute stage (it names the intrinsic)");
-  UCMOH_RETURN_IF_ERROR(ResolveWithPlugin(j, path, plugins, ctx, p));
-  return p;
+Expected<AstProgram> ParseAstProgram(std::string_view text, const PluginSet& plugins, const std::string& path) {
+  simdjson::dom::parser parser;
+  element j;
+  if (auto error = parser.parse(text.data(), text.size()).get(j)) return ParseError(path, error);
+  ReadCache cache;
+  return ReadProgram(j, plugins, cache, path);
 }
 
-Expected<std::vector<AstProgram>> ParseAstPrograms(const std::string& text, const PluginSet& plugins) {
+Expected<std::vector<AstProgram>> ParseAstPrograms(std::string_view text, const PluginSet& plugins) {
   std::vector<AstProgram> out;
+  simdjson::dom::parser parser;
+  ReadCache cache;
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '[') {
-    json all = json::parse(text, nullptr, false);
-    if (all.is_discarded()) return Status::InvalidArgument("$: not valid JSON");
-    out.reserve(all.size());
-    for (size_t i = 0; i < all.size(); ++i) {
-      auto p = AstProgramFromJson(all[i], plugins, "$" + Index(i));
+  if (first != std::string_view::npos && text[first] == '[') {
+    element all;
+    if (auto error = parser.parse(text.data(), text.size()).get(all)) return ParseError("$", error);
+    size_t i = 0;
+    for (element program : AsArray(all)) {
+      auto p = ReadProgram(program, plugins, cache, "$" + Index(i++));
       if (!p.ok()) return p.status();
       out.push_back(std::move(*p));
     }
     return out;
   }
-  std::istringstream lines(text);
-  std::string line;
-  for (int64_t number = 1; std::getline(lines, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded()) return Status::InvalidArgument("line " + std::to_string(number) + ": not valid JSON");
-    auto p = AstProgramFromJson(j, plugins);
-    if (!p.ok()) return p.status().WithContext("line " + std::to_string(number));
+  int64_t number = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    const std::string where = "line " + std::to_string(++number);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    element j;
+    if (auto error = parser.parse(line.data(), line.size()).get(j)) return ParseError(where, error);
+    auto p = ReadProgram(j, plugins, cache, "$");
+    if (!p.ok()) return p.status().WithContext(where);
     out.push_back(std::move(*p));
   }
   return out;

@@ -141,7 +141,7 @@ Expected<ProgramSet> ScoringModel::Featurize(ProgramFormat format, std::string_v
     if (!records.ok()) return records.status();
     return RecordsProgramSet(plugins_, *records);
   }
-  auto programs = ParseAstPrograms(std::string(text), plugins_);
+  auto programs = ParseAstPrograms(text, plugins_);
   if (!programs.ok()) return programs.status();
   return AstProgramSet(plugins_, *programs);
 }

@@ -175,24 +175,26 @@ TemplateInputs KernelTemplateInputs(const TensorCoreProgram& program) {
 }
 
 Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs) {
-  std::map<std::string, double> v;
-  for (const std::string& name : TemplateInputNames()) {
-    auto it = inputs.find(name);
-    if (it == inputs.end()) return Status::InvalidArgument("template input '" + name + "' is missing");
-    const double min = name == "iterator_optimized" || name == "shared_bytes" ? 0 : 1;
+  // In TemplateInputNames() order; read without allocating (called per stage).
+  static const char* const kNames[] = {"pipeline_stages", "alignment",         "iterator_optimized",
+                                       "warp_tile_m",     "warp_tile_n",       "split_k_slices",
+                                       "threads_per_block", "shared_bytes",    "registers_per_thread"};
+  double v[9];
+  for (int n = 0; n < 9; ++n) {
+    auto it = inputs.find(kNames[n]);
+    if (it == inputs.end()) return Status::InvalidArgument(std::string("template input '") + kNames[n] + "' is missing");
+    const double min = n == 2 || n == 7 ? 0 : 1;  // iterator_optimized and shared_bytes may be 0
     if (!std::isfinite(it->second) || it->second < min || it->second != std::floor(it->second))
-      return Status::InvalidArgument("template input '" + name + "' must be an integer >= " + std::to_string(int(min)));
-    v[name] = it->second;
+      return Status::InvalidArgument(std::string("template input '") + kNames[n] + "' must be an integer >= " +
+                                     std::to_string(static_cast<int>(min)));
+    v[n] = it->second;
   }
-  auto i = [&](const char* name) { return static_cast<int64_t>(v[name]); };
-  return TemplateValues{Log2(v["pipeline_stages"]),
-                        Log2(v["alignment"]),
-                        v["iterator_optimized"] != 0 ? 1.f : 0.f,
-                        static_cast<float>(v["shared_bytes"] / D(kSharedBytesPerSm)),
-                        Log2(D(ResidentBlocks(i("threads_per_block"), i("shared_bytes"), i("registers_per_thread")))),
-                        Log2(v["warp_tile_m"]),
-                        Log2(v["warp_tile_n"]),
-                        Log2(v["split_k_slices"])};
+  const auto [stages, alignment, iterator, warp_m, warp_n, split_k, threads, shared, registers] = v;
+  const int64_t resident = ResidentBlocks(static_cast<int64_t>(threads), static_cast<int64_t>(shared),
+                                          static_cast<int64_t>(registers));
+  return TemplateValues{Log2(stages),          Log2(alignment), iterator != 0 ? 1.f : 0.f,
+                        static_cast<float>(shared / D(kSharedBytesPerSm)), Log2(D(resident)),
+                        Log2(warp_m),          Log2(warp_n),    Log2(split_k)};
 }
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,16 +40,16 @@ Expected<AstProgram> RecordAsAstProgram(const PluginSet& plugins, const Record& 
 // Writes every field (template values are not written: the plugin computes them).
 nlohmann::json AstProgramToJson(const AstProgram& program);
 
-// Reads and validates one program: the first bad field is reported with its
-// JSON path under `path` ("$.body[0].loop.extent: must be an integer >= 1").
-// Checks the intrinsic against `plugins`, hardware defaulting to its target's,
-// and fills every stage's template values through the plugin.
-Expected<AstProgram> AstProgramFromJson(const nlohmann::json& j, const PluginSet& plugins,
-                                        const std::string& path = "$");
+// Reads and validates one program (JSON text): the first bad field is
+// reported with its JSON path under `path` ("$.body[0].loop.extent: must be
+// an integer >= 1"). Checks the intrinsic against `plugins`, hardware
+// defaulting to its target's, and fills every stage's template values
+// through the plugin.
+Expected<AstProgram> ParseAstProgram(std::string_view text, const PluginSet& plugins, const std::string& path = "$");
 
 // A JSON array of programs ("$[3].body...") or JSON Lines, one program per
 // line ("line 4: $.body..."). Every program must be valid.
-Expected<std::vector<AstProgram>> ParseAstPrograms(const std::string& text, const PluginSet& plugins);
+Expected<std::vector<AstProgram>> ParseAstPrograms(std::string_view text, const PluginSet& plugins);
 
 // Its tokens (Featurize on the program's hardware and intrinsic).
 Expected<TokenMatrix> FeaturizeAstProgram(const PluginSet& plugins, const AstProgram& program);

@@ -1,0 +1,144 @@
+"""ucmoh: a UCMoH cost model inside a Python compiler (TVM, ...).
+
+    import ucmoh
+    model = ucmoh.open("registry.db", "ucmoh@stable")   # or a `registry pull` directory
+    scores = model.score(programs)                       # numpy float32, larger = faster
+    model.update(measured, latencies)                    # online, under forgetting control
+    version = model.commit()                             # a new registry version
+    model.info                                           # intrinsics, schema, metrics
+
+Programs are AST programs (dicts, docs/ast-json.md) or, with
+format="records", records (dicts, docs/records.md). This package is a thin
+ctypes layer over libucmoh's C API (ucmoh/ucmoh.h): no compiled extension, so
+one install serves every Python 3, and Python drives exactly the ABI that C,
+Rust or Java clients do. docs/compilers.md explains the calls.
+"""
+import builtins
+import ctypes
+import json
+import os
+
+import numpy as np
+
+from . import _library
+
+__all__ = ["Error", "Model", "open", "API_VERSION", "FEATURE_SCHEMA_VERSION"]
+
+API_VERSION = 1  # the UCMOH_API_VERSION this package was written for
+_FORMATS = {"ast": 0, "records": 1}
+
+
+class Error(Exception):
+    """A failed libucmoh call: `code` is its ucmoh_code, str(e) its message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+_lib = _library.load()
+if _lib.ucmoh_api_version() != API_VERSION:
+    raise ImportError(f"ucmoh: libucmoh has API version {_lib.ucmoh_api_version()}, "
+                      f"this package needs {API_VERSION} ({_library.path()})")
+FEATURE_SCHEMA_VERSION = _lib.ucmoh_feature_schema_version()
+
+
+def _check(code):
+    if code != 0:
+        raise Error(code, _lib.ucmoh_last_error().decode("utf-8", "replace"))
+
+
+def _encode(programs):
+    """JSON Lines bytes for a list of dicts / JSON strings, or one JSON string."""
+    if isinstance(programs, (bytes, bytearray)):
+        return bytes(programs)
+    if isinstance(programs, str):
+        return programs.encode()
+    lines = [p if isinstance(p, str) else json.dumps(p, separators=(",", ":")) for p in programs]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _check_pulled_schema(directory):
+    """Refuse a pulled model of another feature schema before loading anything."""
+    path = os.path.join(directory, "manifest.json")
+    with builtins.open(path) as f:
+        manifest = json.load(f)
+    schema = manifest.get("feature_schema", {}).get("version")
+    if schema != FEATURE_SCHEMA_VERSION:
+        raise Error(6, f"{path}: the model uses feature schema {schema}, this package knows only schema "
+                       f"{FEATURE_SCHEMA_VERSION} (pull a version trained on schema {FEATURE_SCHEMA_VERSION})")
+
+
+class Model:
+    """An open model (one libucmoh handle). Scoring is safe from many threads."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def score(self, programs, format="ast"):
+        """One float32 score per program, in order; larger = predicted faster."""
+        data = _encode(programs)
+        capacity = len(programs) if isinstance(programs, list) else data.count(b"\n") + 1
+        while True:
+            count = ctypes.c_size_t(0)
+            scores = np.empty(max(capacity, 1), dtype=np.float32)
+            code = _lib.ucmoh_score(self._handle, _FORMATS[format], data, len(data),
+                                    scores.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), capacity,
+                                    ctypes.byref(count))
+            if code != 0 and count.value > capacity:  # a JSON array on fewer lines than programs
+                capacity = count.value
+                continue
+            _check(code)
+            return scores[:count.value]
+
+    def update(self, programs, latencies=None, epochs=0, format="ast"):
+        """Fine-tunes on measured programs (latencies in seconds, or the programs' own)."""
+        data = _encode(programs)
+        if latencies is None:
+            pointer, n = None, 0
+        else:
+            values = np.ascontiguousarray(latencies, dtype=np.float64)
+            pointer, n = values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), values.size
+        _check(_lib.ucmoh_update(self._handle, _FORMATS[format], data, len(data), pointer, n, int(epochs)))
+
+    def commit(self):
+        """Commits the updated model as a new registry version; returns its number."""
+        version = ctypes.c_int64(0)
+        _check(_lib.ucmoh_commit(self._handle, ctypes.byref(version)))
+        return version.value
+
+    @property
+    def info(self):
+        text = ctypes.c_char_p()
+        _check(_lib.ucmoh_info(self._handle, ctypes.byref(text)))
+        return json.loads(text.value)
+
+    def close(self):
+        if self._handle:
+            _lib.ucmoh_close(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def open(path, ref=None, plugins=None):
+    """A registry version (`path` a registry, `ref` like "ucmoh@stable"; default
+    latest) or a pulled model (`path` a `registry pull` directory, no ref)."""
+    handle = ctypes.c_void_p()
+    plugins_arg = plugins.encode() if plugins else None
+    if os.path.isfile(os.path.join(path, "manifest.json")):
+        if ref is not None:
+            raise Error(1, f"{path} is a pulled model (one version); do not give a ref")
+        _check_pulled_schema(path)
+        _check(_lib.ucmoh_open_pulled(path.encode(), plugins_arg, ctypes.byref(handle)))
+    else:
+        _check(_lib.ucmoh_open_registry(path.encode(), ref.encode() if ref else None, plugins_arg,
+                                        ctypes.byref(handle)))
+    return Model(handle)
