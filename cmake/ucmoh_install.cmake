@@ -8,7 +8,10 @@
 #   P/bin/registry                      the CLI
 #   P/lib/ucmoh/plugins/libucmoh_*.so   the project's target plugins
 #   P/share/ucmoh/plugins.json          their manifest, which an installed
-#                                       registry loads by default
+#                                       registry (and libucmoh) loads by default
+#   P/include/ucmoh/ucmoh.h, P/lib/libucmoh.so.1
+#                                       the C API for compilers: ucmoh::ucmoh
+#   P/lib/python3.X/dist-packages/ucmoh the Python package over it
 # GNUInstallDirs is included at the top, since core's targets name its dirs.
 include(CMakePackageConfigHelpers)
 
@@ -53,3 +56,26 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/installed_plugins.json
      "{\n  \"plugins\": [\n${UCMOH_MANIFEST_ENTRIES}\n  ]\n}\n")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/installed_plugins.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/ucmoh RENAME plugins.json)
+
+# libucmoh: the C API (docs/compilers.md), exported as ucmoh::ucmoh.
+install(FILES ${PROJECT_SOURCE_DIR}/libucmoh/include/ucmoh/ucmoh.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ucmoh)
+install(TARGETS ucmoh EXPORT ucmohTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# The Python package, where Debian's python3 looks under PREFIX
+# (/usr/local/lib/python3.X/dist-packages), with the path to libucmoh
+# relative to itself so the installed tree can move.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  set(UCMOH_PYTHON_DEFAULT "lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages")
+else()
+  set(UCMOH_PYTHON_DEFAULT "lib/python3/dist-packages")
+endif()
+set(UCMOH_PYTHON_INSTALL_DIR "${UCMOH_PYTHON_DEFAULT}" CACHE STRING "Where cmake --install puts the ucmoh Python package")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ucmoh DESTINATION ${UCMOH_PYTHON_INSTALL_DIR}
+        PATTERN __pycache__ EXCLUDE)
+file(RELATIVE_PATH UCMOH_PYTHON_TO_LIB /${UCMOH_PYTHON_INSTALL_DIR}/ucmoh /${CMAKE_INSTALL_LIBDIR})
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/ucmoh_python_install.py
+     "# Written by cmake --install: libucmoh relative to this package.\nLIBRARY = \"${UCMOH_PYTHON_TO_LIB}/libucmoh.so.1\"\n")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ucmoh_python_install.py
+        DESTINATION ${UCMOH_PYTHON_INSTALL_DIR}/ucmoh RENAME _install.py)

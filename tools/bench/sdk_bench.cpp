@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "ucmoh/ast_program.h"
 #include "ucmoh/program_featurizer.h"
@@ -35,8 +36,15 @@ std::string DataDir() {
   return env ? env : std::string(UCMOH_SOURCE_DIR) + "/../shared/data";
 }
 
+// $UCMOH_BENCH_OUT keeps the registry, pulled model and programs.ast.jsonl
+// there (tools/bench-sdk times the Python package on them).
+std::filesystem::path WorkDir() {
+  if (const char* out = std::getenv("UCMOH_BENCH_OUT")) return out;
+  return std::filesystem::temp_directory_path() / ("ucmoh_sdk_bench_" + std::to_string(::getpid()));
+}
+
 Status MakePulledModel(Fixture& f, const std::vector<Record>& rows) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ucmoh_sdk_bench_" + std::to_string(::getpid()));
+  const auto dir = WorkDir();
   std::filesystem::create_directories(dir);
   auto store = registry::RegistryStore::Open((dir / "registry").string(), registry::OpenMode::kCreate);
   if (!store.ok()) return store.status();
@@ -70,6 +78,7 @@ Fixture* LoadFixture() {
       f->ast_text += AstProgramToJson(*RecordAsAstProgram(f->plugins, r)).dump() + "\n";
     }
     if (Status s = MakePulledModel(*f, *rows); !s.ok()) { std::fprintf(stderr, "%s\n", s.message().c_str()); return nullptr; }
+    std::ofstream(WorkDir() / "programs.ast.jsonl") << f->ast_text;
     const std::string manifest = std::string(UCMOH_SOURCE_DIR) + "/plugins.json";
     if (ucmoh_open_pulled(f->pulled.c_str(), manifest.c_str(), &f->handle) != UCMOH_OK) {
       std::fprintf(stderr, "%s\n", ucmoh_last_error());

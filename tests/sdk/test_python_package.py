@@ -1,0 +1,135 @@
+"""The installed ucmoh Python package (run by sdk_test.sh with Debian's
+python3 and PYTHONPATH at the install prefix): scores equal the registry's,
+update under forgetting control, commit, info, and clear refusals."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import ucmoh
+
+ENV = {k: os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PULLED", "UCMOH_TEST_PLUGINS",
+                                  "UCMOH_TEST_AST", "UCMOH_TEST_PREDICT", "UCMOH_TEST_FUTURE",
+                                  "UCMOH_TEST_REGISTRY_TOOL")}
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def programs():
+    return [json.loads(line) for line in read(ENV["UCMOH_TEST_AST"]).splitlines()]
+
+
+def pca(scores, latencies):
+    """Pairwise comparison accuracy within one task."""
+    right = total = 0
+    for i in range(len(scores)):
+        for j in range(len(scores)):
+            if latencies[i] < latencies[j]:
+                total += 1
+                right += scores[i] > scores[j]
+    return right / total
+
+
+class Scoring(unittest.TestCase):
+    def test_package_is_the_installed_one(self):
+        self.assertIn(os.path.dirname(ucmoh.__file__), os.environ["PYTHONPATH"].split(":")[0] + "/ucmoh")
+        self.assertEqual(ucmoh.FEATURE_SCHEMA_VERSION, 2)
+
+    def test_scores_equal_registry_predict(self):
+        want = json.loads(read(ENV["UCMOH_TEST_PREDICT"]))["scores"]
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            from_dicts = model.score(programs())
+            from_text = model.score(read(ENV["UCMOH_TEST_AST"]))
+        self.assertIsInstance(from_dicts, np.ndarray)
+        self.assertEqual(from_dicts.dtype, np.float32)
+        np.testing.assert_array_equal(from_dicts, np.asarray(want, dtype=np.float32))
+        np.testing.assert_array_equal(from_text, from_dicts)
+        with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            np.testing.assert_array_equal(model.score(programs()), from_dicts)
+
+    def test_json_array_input(self):
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            some = programs()[:40]
+            self.assertEqual(model.score(json.dumps(some)).shape, (40,))
+
+    def test_info(self):
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            info = model.info
+        self.assertEqual(info["intrinsics"], ["x86.avx2"])
+        self.assertEqual(info["feature_schema"], 2)
+        self.assertEqual(info["registry_version"], 1)
+        self.assertEqual(info["source"], "pulled")
+        self.assertGreater(info["metrics"]["acc"], 0.5)
+
+
+class Refusals(unittest.TestCase):
+    def test_unknown_feature_schema(self):
+        with self.assertRaises(ucmoh.Error) as e:
+            ucmoh.open(ENV["UCMOH_TEST_FUTURE"], plugins=ENV["UCMOH_TEST_PLUGINS"])
+        self.assertIn("feature schema 99", str(e.exception))
+        self.assertIn("knows only schema 2", str(e.exception))
+
+    def test_bad_ast_names_the_field(self):
+        bad = programs()[:3]
+        bad[2]["body"][0]["loop"]["extent"] = 0
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            with self.assertRaises(ucmoh.Error) as e:
+                model.score(bad)
+        self.assertEqual(str(e.exception), "line 3: $.body[0].loop.extent: must be an integer >= 1")
+        self.assertEqual(e.exception.code, 1)
+
+    def test_pulled_model_cannot_update(self):
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            with self.assertRaises(ucmoh.Error) as e:
+                model.update(programs()[:20], [1e-3] * 20)
+        self.assertIn("open its registry version instead", str(e.exception))
+
+    def test_unknown_version(self):
+        with self.assertRaises(ucmoh.Error) as e:
+            ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@42", plugins=ENV["UCMOH_TEST_PLUGINS"])
+        self.assertIn("42", str(e.exception))
+
+
+class Updating(unittest.TestCase):
+    def test_update_learns_the_measured_task_and_commit_makes_a_version(self):
+        registry = os.path.join(tempfile.mkdtemp(), "registry.db")
+        shutil.copytree(ENV["UCMOH_TEST_REGISTRY"], registry)
+        tasks = {}
+        for p in programs():
+            tasks.setdefault(p["task"], []).append(p)
+        task = max(tasks.values(), key=len)  # one workload being tuned
+        latencies = [p.pop("latency_s") for p in task]
+        with ucmoh.open(registry, "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            before = pca(model.score(task), latencies)
+            model.update(task, latencies, epochs=5)
+            after = pca(model.score(task), latencies)
+            self.assertEqual(model.info["updates"], 1)
+            version = model.commit()
+            info = model.info
+        self.assertGreater(after, before, f"PCA on the measured task: {before:.3f} -> {after:.3f}")
+        self.assertEqual(version, 2)
+        self.assertEqual(info["registry_version"], 2)
+        self.assertEqual(info["parent"], 1)
+        versions = subprocess.run([ENV["UCMOH_TEST_REGISTRY_TOOL"], "--db", registry, "show", "ucmoh@2", "--json"],
+                                  capture_output=True, text=True)
+        self.assertEqual(versions.returncode, 0, versions.stderr)
+        shown = json.loads(versions.stdout)
+        self.assertEqual(shown["hyper_parameters"]["update"], "online")
+        self.assertEqual(shown["parent"], 1)
+
+    def test_latencies_must_match_the_programs(self):
+        with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            with self.assertRaises(ucmoh.Error) as e:
+                model.update(programs()[:10], [1e-3] * 9)
+        self.assertEqual(str(e.exception), "update: 9 latencies for 10 programs")
+
+
+if __name__ == "__main__":
+    unittest.main()
