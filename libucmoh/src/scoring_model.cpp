@@ -176,23 +176,28 @@ Status ScoringModel::Update(ProgramFormat format, std::string_view programs, con
       return Status::InvalidArgument(fmt::format("update: {} latencies for {} programs", latencies.size(), set->size()));
     set->latency_s = latencies;
   }
-  std::unique_lock lock(mutex_);
+  std::lock_guard serial(update_mutex_);  // one update or commit at a time
   UCMOH_RETURN_IF_ERROR(LoadStateOnce());
   OnlineUpdateOptions options;
   options.step = registry::StepOptionsOf(version_);
   if (epochs > 0) options.epochs = epochs;
-  auto report = OnlineUpdate(model_, *state_, *set, options);
+  // Train a copy while scoring goes on with the current model; a failed
+  // update leaves the model as it was.
+  CostModel updated = model_.Clone();
+  auto report = OnlineUpdate(updated, *state_, *set, options);
   if (!report.ok()) return report.status();
-  last_update_ = *report;
-  ++updates_;
   std::string digest_input(programs);
   for (double l : set->latency_s) digest_input += fmt::format("\n{:.17g}", l);
+  std::unique_lock swap(mutex_);
+  model_ = std::move(updated);
+  last_update_ = *report;
+  ++updates_;
   update_digests_.push_back(Sha256Hex(digest_input));
   return Status::Ok();
 }
 
 Expected<int64_t> ScoringModel::Commit() {
-  std::unique_lock lock(mutex_);
+  std::lock_guard serial(update_mutex_);  // model_ does not change while this is held
   if (source_ != "registry") return Status::Unsupported(location_ + ": a pulled model has no registry to commit to");
   if (updates_ == 0) return Status::InvalidArgument("commit: nothing to commit (no update since the model was opened)");
   auto store = registry::RegistryStore::Open(location_, registry::OpenMode::kReadWrite);
@@ -202,6 +207,7 @@ Expected<int64_t> ScoringModel::Commit() {
   registry::OnlineUpdateCommit commit{version_.number, &model_, last_update_, updates_, Sha256Hex(digests)};
   auto committed = registry::CommitOnlineUpdate(**store, plugins_, commit);
   if (!committed.ok()) return committed.status();
+  std::unique_lock swap(mutex_);
   version_ = *committed;
   updates_ = 0;
   update_digests_.clear();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -51,7 +52,8 @@ class ScoringModel {
   int64_t updates_ = 0;
   OnlineUpdateReport last_update_;
   std::vector<std::string> update_digests_;  // sha256 of each update's programs
-  mutable std::shared_mutex mutex_;
+  mutable std::shared_mutex mutex_;  // model_, version_ and the update counters
+  std::mutex update_mutex_;           // serializes Update and Commit (held while training)
 };
 
 }  // namespace ucmoh::sdk

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "plugin_test_util.h"
+#include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
+#include "ucmoh/program_featurizer.h"
 #include "ucmoh/plugin_loader.h"
 
 namespace {
@@ -27,7 +29,8 @@ class ToyAccel : public testing::Test {
     auto set = ucmoh::LoadPlugins(manifest);
     ASSERT_TRUE(set.ok()) << set.status().message();
     ASSERT_EQ(set->plugins().size(), 1u);
-    plugin_ = set->plugins()[0].plugin;
+    set_ = std::move(*set);
+    plugin_ = set_.plugins()[0].plugin;
   }
 
   static ucmoh::Task Gemm(int64_t m, int64_t n, int64_t k) {
@@ -35,6 +38,7 @@ class ToyAccel : public testing::Test {
   }
 
   TempDir dir_;
+  ucmoh::PluginSet set_;
   std::shared_ptr<ucmoh::TargetPlugin> plugin_;
 };
 
@@ -139,6 +143,31 @@ TEST_F(ToyAccel, FeaturizesIntoTheUnifiedTokens) {
             << stages[t]->name << " template " << d;
       }
     }
+  }
+}
+
+// A compiler's AST of a toyaccel program: the plugin's StageTemplate gives
+// each stage the values Lower gave it, so the tokens are the same.
+TEST_F(ToyAccel, TakesProgramsAsAsts) {
+  ucmoh::Task task = Gemm(100, 200, 300);
+  auto schedules = plugin_->SampleSchedules(task, kMac, 6, 9);
+  ASSERT_TRUE(schedules.ok());
+  for (const ucmoh::ParamMap& schedule : *schedules) {
+    ucmoh::Record r;
+    r.target = "toyaccel";
+    r.intrinsic = kMac;
+    r.task = task;
+    r.schedule = schedule;
+    r.hardware = plugin_->Target().hardware;
+    auto program = ucmoh::RecordAsAstProgram(set_, r);
+    ASSERT_TRUE(program.ok()) << program.status().message();
+    EXPECT_EQ(program->ast.template_inputs.size(), 5u);
+    auto parsed = ucmoh::ParseAstProgram(ucmoh::AstProgramToJson(*program).dump(), set_);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    auto want = ucmoh::FeaturizeRecord(set_, r);
+    auto got = ucmoh::FeaturizeAstProgram(set_, *parsed);
+    ASSERT_TRUE(want.ok() && got.ok());
+    EXPECT_EQ(want->values, got->values) << ucmoh::CanonicalString(schedule);
   }
 }
 

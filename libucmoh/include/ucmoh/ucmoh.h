@@ -12,9 +12,9 @@
  * check ucmoh_api_version() against it at start-up.
  *
  * Threads: scoring and ucmoh_info may run on one handle from many threads at
- * once; ucmoh_update and ucmoh_commit take the handle exclusively (they wait
- * for running scores and block new ones until they finish). Error messages
- * are per thread. Different handles are independent.
+ * once, also while an update trains (an update trains a copy; scores switch
+ * to it when it is done). Updates and commits on one handle run one at a
+ * time. Error messages are per thread. Different handles are independent.
  */
 #ifndef UCMOH_UCMOH_H_
 #define UCMOH_UCMOH_H_

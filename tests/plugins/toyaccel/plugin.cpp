@@ -48,6 +48,16 @@ std::vector<std::string> ToyAccelPlugin::TemplateDimNames() const {
           "reuse_log2",          "is_weight_operand", "n_outer_first",  "k_steps_log2"};
 }
 
+ucmoh::Expected<ucmoh::TemplateValues> ToyAccelPlugin::StageTemplate(const std::string& intrinsic,
+                                                                     const ucmoh::TemplateInputs& inputs,
+                                                                     const ucmoh::Stage& stage,
+                                                                     const ucmoh::HardwareParams& hardware) const {
+  if (intrinsic != kMac) return ucmoh::Status::NotFound("toyaccel has no intrinsic '" + intrinsic + "'");
+  if (hardware.model != Target().hardware.model)
+    return ucmoh::Status::InvalidArgument("toyaccel models only '" + Target().hardware.model + "'");
+  return StageTemplateValues(inputs, stage);
+}
+
 std::vector<std::string> ToyAccelPlugin::TaskSuites() const { return {"tiny_bert"}; }
 
 namespace {

@@ -38,6 +38,12 @@ ucmoh::Expected<Schedule> ParseSchedule(const ucmoh::ParamMap& params);
 ucmoh::ParamMap ToParams(const Schedule& schedule);
 int64_t ScratchpadBytes(const Schedule& schedule);
 
+// Programs given as ASTs (docs/ast-json.md): the named inputs toyaccel's
+// template values are computed from, and one stage's values from them.
+std::vector<std::string> TemplateInputNames();
+ucmoh::Expected<ucmoh::TemplateValues> StageTemplateValues(const ucmoh::TemplateInputs& inputs,
+                                                           const ucmoh::Stage& stage);
+
 class ToyAccelPlugin : public ucmoh::TargetPlugin {
  public:
   ucmoh::TargetInfo Target() const override;
@@ -46,6 +52,11 @@ class ToyAccelPlugin : public ucmoh::TargetPlugin {
   ucmoh::Expected<ucmoh::ProgramAst> Lower(const ucmoh::Task& task, const std::string& intrinsic,
                                            const ucmoh::ParamMap& schedule,
                                            const ucmoh::HardwareParams& hardware) const override;
+  std::vector<std::string> TemplateInputNames() const override { return toyaccel::TemplateInputNames(); }
+  ucmoh::Expected<ucmoh::TemplateValues> StageTemplate(const std::string& intrinsic,
+                                                       const ucmoh::TemplateInputs& inputs,
+                                                       const ucmoh::Stage& stage,
+                                                       const ucmoh::HardwareParams& hardware) const override;
   std::vector<std::string> TaskSuites() const override;
   ucmoh::Expected<std::vector<ucmoh::Task>> Tasks(const std::string& suite,
                                                   const std::string& intrinsic) const override;
