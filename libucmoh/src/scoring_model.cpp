@@ -11,6 +11,7 @@
 
 #include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/program_featurizer.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
@@ -23,14 +24,6 @@ namespace ucmoh::sdk {
 namespace {
 
 using json = nlohmann::json;
-
-Expected<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 Expected<std::vector<Record>> ParseRecords(std::string_view text) {
   std::vector<Record> records;
@@ -61,7 +54,7 @@ Expected<ProgramSet> RecordsProgramSet(const PluginSet& plugins, const std::vect
 // The manifest `registry pull` wrote, checked against this library's schema.
 Expected<json> ReadPullManifest(const std::string& directory) {
   const std::string path = (std::filesystem::path(directory) / "manifest.json").string();
-  auto text = ReadFile(path);
+  auto text = ReadFileBytes(path);
   if (!text.ok()) return Status::NotFound(directory + " is not a pulled model: " + text.status().message());
   json manifest = json::parse(*text, nullptr, false);
   if (manifest.is_discarded() || !manifest.is_object()) return Status::Corruption(path + ": not a JSON object");
@@ -120,7 +113,7 @@ Expected<std::unique_ptr<ScoringModel>> ScoringModel::OpenPulled(const std::stri
   auto manifest = ReadPullManifest(directory);
   if (!manifest.ok()) return manifest.status();
   const std::string weights = (std::filesystem::path(directory) / manifest->value("weights", "")).string();
-  auto bytes = ReadFile(weights);
+  auto bytes = ReadFileBytes(weights);
   if (!bytes.ok()) return bytes.status();
   if (Sha256Hex(*bytes) != manifest->value("weights_sha256", ""))
     return Status::Corruption(weights + ": sha256 differs from the manifest's weights_sha256");

@@ -17,6 +17,7 @@
 #include "ucmoh/records_io.h"
 #include "ucmoh/sha256.h"
 #include "model_bytes.h"
+#include "ucmoh/file_bytes.h"
 
 namespace ucmoh::registry {
 
@@ -27,14 +28,6 @@ std::string TempPath(const std::string& tag) {
   return (std::filesystem::temp_directory_path() /
           fmt::format("ucmoh-{}-{}-{}.pt", tag, static_cast<long>(::getpid()), counter++))
       .string();
-}
-
-Expected<std::string> ReadFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError(path + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace

@@ -16,26 +16,13 @@
 
 #include "cost_model_impl.h"
 #include "ucmoh/features.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/sha256.h"
 
 namespace ucmoh::registry {
 
 namespace {
-
-// Writes PATH.tmp then renames it over PATH, so readers see all or nothing.
-Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  {
-    std::ofstream out(path + ".tmp", std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) return Status::IOError(path + ": cannot write");
-  }
-  std::error_code ec;
-  std::filesystem::rename(path + ".tmp", path, ec);
-  if (ec) return Status::IOError(path + ": " + ec.message());
-  return Status::Ok();
-}
 
 std::string Attr(const std::string& name) {
   std::string out = "p_";

@@ -11,6 +11,7 @@
 #include "metrics_table.h"
 #include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
 
@@ -74,10 +75,9 @@ Expected<PredictInput> ReadRecordsInput(const PluginSet& plugins, const std::str
 }
 
 Expected<PredictInput> ReadAstInput(const PluginSet& plugins, const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return Status::IOError(path + ": cannot read");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  auto programs = ParseAstPrograms(text, plugins);
+  auto text = ReadFileBytes(path);
+  if (!text.ok()) return text.status();
+  auto programs = ParseAstPrograms(*text, plugins);
   if (!programs.ok()) return programs.status().WithContext(path);
   auto set = AstProgramSet(plugins, *programs);
   if (!set.ok()) return set.status().WithContext(path);
