@@ -124,6 +124,34 @@ class Updating(unittest.TestCase):
         self.assertEqual(shown["hyper_parameters"]["update"], "online")
         self.assertEqual(shown["parent"], 1)
 
+    def test_scoring_from_threads_while_an_update_trains(self):
+        """Every concurrent score is the old model's or the new one's, never a mix."""
+        import concurrent.futures
+        import threading
+        progs = programs()
+        task = [p for p in progs if p["task"] == progs[0]["task"]]
+        latencies = [p["latency_s"] for p in task]
+        with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            before = model.score(progs)
+            done = threading.Event()
+
+            def score_until_done():
+                seen = []
+                while not done.is_set() or not seen:
+                    seen.append(model.score(progs))
+                return seen
+
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                futures = [pool.submit(score_until_done) for _ in range(4)]
+                model.update(task, latencies, epochs=3)
+                done.set()
+                seen = [s for f in futures for s in f.result()]
+            after = model.score(progs)
+        self.assertFalse(np.array_equal(before, after), "the update changed nothing")
+        self.assertGreater(len(seen), 4)
+        for s in seen:
+            self.assertTrue(np.array_equal(s, before) or np.array_equal(s, after))
+
     def test_latencies_must_match_the_programs(self):
         with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
             with self.assertRaises(ucmoh.Error) as e:
