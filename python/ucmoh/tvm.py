@@ -71,7 +71,8 @@ class _Converter:
         self.target, self.intrinsic, self.lanes = target, intrinsic, lanes
         self.buffers = {}
         self.loops = []
-        self.blocks = []  # (loops at the block, realize) for template inputs
+        self.blocks = []  # (loops at the block, realize) of the multiply-accumulate blocks
+        self.copies = set()  # buffers written by copy blocks (cache_read / cache_write)
 
     def nodes(self, stmt):
         name = type(stmt).__name__
@@ -105,18 +106,17 @@ class _Converter:
             for buffer in block.alloc_buffers:
                 self.declare(buffer)
             return self.nodes(block.body)
+        what = _classify(block)
         vector = [l for l in self.loops if int(l.kind) == 2]
         width = int(vector[-1].extent.value) if vector else 1
         stages = [self.access("load", region, realize, vector, width) for region in block.reads]
-        if block.reads:
-            calls = max(1, width // self.lanes)
+        if what == "fma":
             stages.append({"stage": {"kind": "compute", "name": block.name_hint, "intrinsic": self.intrinsic,
-                                     "calls": calls, "flops_per_call": 2 * self.lanes}})
-        else:
-            stages.append({"stage": {"kind": "compute", "name": block.name_hint, "intrinsic": self.intrinsic,
-                                     "calls": 0, "flops_per_call": 2 * self.lanes}})
+                                     "calls": max(1, width // self.lanes), "flops_per_call": 2 * self.lanes}})
+            self.blocks.append((list(self.loops), realize))
+        elif what == "copy":
+            self.copies.add(_buffer_of(block.writes[0]).name)
         stages += [self.access("store", region, realize, vector, width) for region in block.writes]
-        self.blocks.append((list(self.loops), realize))
         return stages
 
     def declare(self, buffer):
@@ -169,11 +169,33 @@ class _Converter:
         cores = int(self.target.attrs.get("num-cores", 1) or 1)
         mr = extent([l for l in inner if int(l.kind) != 2])
         unrolled_k = [l for l in reduction if int(l.kind) == 3]
-        return {"pack_a": 0, "pack_b": 0, "k_unroll": extent(unrolled_k), "mr": mr,
+        operands = [_buffer_of(r).name for r in realize.block.reads if _buffer_of(r).name not in
+                    {_buffer_of(w).name for w in realize.block.writes}]
+        packed = [int(name in self.copies) for name in operands[:2]] + [0, 0]
+        return {"pack_a": packed[0], "pack_b": packed[1], "k_unroll": extent(unrolled_k), "mr": mr,
                 "nr_vec": max(1, (int(vector[-1].extent.value) if vector else 1) // self.lanes),
                 "kc": extent(reduction[1:]) if len(reduction) > 1 else extent(reduction),
                 "mc": mr, "nc": int(vector[-1].extent.value) if vector else 1,
                 "threads": max(1, min(extent(parallel), cores))}
+
+
+def _classify(block):
+    """'fma' (C = C + A * B, casts allowed), 'copy' (X = Y), 'init' (X = constant);
+    any other block is refused, never converted as something it is not."""
+    store = block.body
+    if type(store).__name__ != "BufferStore":
+        raise UnsupportedTIR(f"block '{block.name_hint}': body {type(store).__name__}, not one store")
+    value = store.value
+    while type(value).__name__ == "Cast":
+        value = value.value
+    kind = type(value).__name__
+    if kind == "Add" and "Mul" in (type(value.a).__name__, type(value.b).__name__):
+        return "fma"
+    if kind in ("BufferLoad", "TensorLoad"):
+        return "copy"
+    if kind in ("FloatImm", "IntImm"):
+        return "init"
+    raise UnsupportedTIR(f"block '{block.name_hint}': computes {kind}, not a multiply-accumulate or a copy")
 
 
 def _buffer_of(region):
@@ -196,7 +218,7 @@ def tir_to_ast(func, target, task="tvm"):
     c = _Converter(target, intrinsic, lanes)
     body = c.nodes(func.body)
     if not c.blocks:
-        raise UnsupportedTIR("no computation block")
+        raise UnsupportedTIR("no multiply-accumulate block")
     return {"ast_format": 1, "task": task, "intrinsic": intrinsic, "template_inputs": c.template_inputs(),
             "buffers": list(c.buffers.values()), "body": body}
 

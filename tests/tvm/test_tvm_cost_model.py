@@ -84,6 +84,22 @@ class Converter(unittest.TestCase):
             tir_to_ast(blocked(matmul(64, "int8", "int32")), AVX2)
         self.assertIn("dtype int8", str(e.exception))
 
+    def test_packed_operand_and_epilogue(self):
+        sch = s_tir.Schedule(matmul(64))
+        c = sch.get_sblock("C")
+        sch.cache_read(c, 1, "global")  # B copied into a packed buffer
+        ast = tir_to_ast(sch.mod["main"], AVX2)
+        self.assertEqual((ast["template_inputs"]["pack_a"], ast["template_inputs"]["pack_b"]), (0, 1))
+        kinds = [s["kind"] for _, s in walk(ast["body"])]
+        self.assertEqual(kinds.count("compute"), 1)  # the copy is a load and a store, no compute
+
+    def test_other_computations_are_reported(self):
+        a = te.placeholder((64,), "float32", name="A")
+        relu = te.compute((64,), lambda i: te.max(a[i], tvm.tirx.const(0, "float32")), name="relu")
+        with self.assertRaises(UnsupportedTIR) as e:
+            tir_to_ast(te.create_prim_func([a, relu]), AVX2)
+        self.assertIn("block 'relu': computes Max", str(e.exception))
+
     def test_gpu_target_is_reported(self):
         with self.assertRaises(UnsupportedTIR) as e:
             tir_to_ast(blocked(matmul(64)), tvm.target.Target({"kind": "cuda", "arch": "sm_86"}))
