@@ -152,6 +152,7 @@ TEST_F(ToyAccel, TakesProgramsAsAsts) {
   ucmoh::Task task = Gemm(100, 200, 300);
   auto schedules = plugin_->SampleSchedules(task, kMac, 6, 9);
   ASSERT_TRUE(schedules.ok());
+  ASSERT_FALSE(schedules->empty());
   for (const ucmoh::ParamMap& schedule : *schedules) {
     ucmoh::Record r;
     r.target = "toyaccel";
