@@ -8,4 +8,5 @@ target_sources(ucmoh_model PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lifelong_step.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/online_update.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/snapshot.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/state_dir.cpp
 )

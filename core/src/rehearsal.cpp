@@ -76,4 +76,15 @@ ProgramSet CanonicalOrder(const ProgramSet& set) {
   return set.Subset(order);
 }
 
+Expected<RehearsalSample> RehearsalFromKeys(const std::string& intrinsic, const ProgramSet& programs,
+                                            std::vector<std::string> replay_keys,
+                                            std::vector<std::string> validation_keys) {
+  auto replay = SelectPrograms(programs, replay_keys);
+  if (!replay.ok()) return replay.status();
+  auto validation = SelectPrograms(programs, validation_keys);
+  if (!validation.ok()) return validation.status();
+  return RehearsalSample{intrinsic, std::move(replay_keys), std::move(validation_keys), CanonicalOrder(*replay),
+                         CanonicalOrder(*validation)};
+}
+
 }  // namespace ucmoh

@@ -18,6 +18,7 @@
 #include "ucmoh/registry/registry_store.h"
 #include "ucmoh/registry/version_update.h"
 #include "ucmoh/sha256.h"
+#include "ucmoh/state_dir.h"
 
 namespace ucmoh::sdk {
 
@@ -149,9 +150,17 @@ Expected<std::vector<float>> ScoringModel::Score(ProgramFormat format, std::stri
 
 Status ScoringModel::LoadStateOnce() {
   if (state_) return Status::Ok();
-  if (source_ != "registry")
-    return Status::Unsupported(location_ + ": a pulled model carries no forgetting state to update under; "
-                               "open its registry version instead (ucmoh_open_registry)");
+  if (source_ != "registry") {
+    const std::string dir = (std::filesystem::path(location_) / "forgetting").string();
+    if (!std::filesystem::is_directory(dir))
+      return Status::Unsupported(location_ + ": no forgetting/ state to update under (pulled by an older registry: "
+                                 "pull it again, or open its registry version)");
+    auto loaded = ReadStateDir(dir, plugins_);
+    if (!loaded.ok()) return loaded.status();
+    version_.hyper_parameters = std::move(loaded->hyper_parameters);
+    state_ = std::move(loaded->state);
+    return Status::Ok();
+  }
   auto store = registry::RegistryStore::Open(location_, registry::OpenMode::kReadOnly);
   if (!store.ok()) return store.status();
   auto state = registry::LoadVersionState(**store, plugins_, version_);

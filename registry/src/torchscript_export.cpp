@@ -19,6 +19,7 @@
 #include "ucmoh/file_bytes.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/sha256.h"
+#include "version_data.h"
 
 namespace ucmoh::registry {
 
@@ -109,6 +110,8 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
   auto weights = store.GetBlob(version->weights_sha256);
   if (!weights.ok()) return weights.status();
   UCMOH_RETURN_IF_ERROR(WriteFileAtomically((std::filesystem::path(dir) / "weights.bin").string(), *weights));
+  // Its forgetting state, so libucmoh can update the pulled model under it.
+  UCMOH_RETURN_IF_ERROR(WriteVersionState(store, *version, (std::filesystem::path(dir) / "forgetting").string()));
   auto sha = Sha256OfFile(result.model_path);
   if (!sha.ok()) return sha.status();
   result.model_sha256 = *sha;
@@ -125,6 +128,7 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
       {"intrinsics", version->intrinsics},
       {"feature_schema", {{"version", kFeatureSchemaVersion}, {"width", kFeatureDim}}},
       {"weights", "weights.bin"},
+      {"forgetting", "forgetting"},
       {"inputs", {{"tokens", "float32 [B, T, " + std::to_string(kFeatureDim) + "], raw (unnormalized) features"},
                   {"valid", "float32 [B, T], 1 for real tokens, 0 for padding"}}},
       {"output", "float32 [B] scores, higher = predicted faster"},

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ucmoh/rehearsal.h"
 #include "ucmoh/snapshot.h"
+#include "ucmoh/state_dir.h"
 
 namespace ucmoh::registry {
 
@@ -41,23 +43,6 @@ size_t LearnedPosition(const ModelVersion& v, const std::vector<std::string>& co
   return static_cast<size_t>(it - v.intrinsics.begin());
 }
 
-// The version's snapshots, in the order their intrinsics were learned.
-Expected<std::vector<Snapshot>> LoadSnapshots(const RegistryStore& store, const ModelVersion& v) {
-  auto entries = store.ListSnapshots(v.number);
-  if (!entries.ok()) return entries.status();
-  std::vector<Snapshot> out;
-  for (const auto& e : *entries) {
-    auto bytes = store.GetBlob(e.blob_sha256);
-    if (!bytes.ok()) return bytes.status().WithContext("snapshot " + e.name);
-    auto s = DeserializeSnapshot(*bytes);
-    if (!s.ok()) return s.status().WithContext("snapshot " + e.name);
-    out.push_back(std::move(*s));
-  }
-  std::stable_sort(out.begin(), out.end(), [&](const Snapshot& a, const Snapshot& b) {
-    return LearnedPosition(v, a.intrinsics) < LearnedPosition(v, b.intrinsics);
-  });
-  return out;
-}
 
 }  // namespace
 
@@ -77,6 +62,43 @@ Expected<std::map<std::string, HeldOut>> SplitAll(const RegistryStore& store, co
 
 // The parent's forgetting state: its snapshots, and its rehearsal samples
 // rebuilt from the stored keys out of each intrinsic's training programs.
+Expected<std::vector<Snapshot>> LoadSnapshots(const RegistryStore& store, const ModelVersion& v) {
+  auto entries = store.ListSnapshots(v.number);
+  if (!entries.ok()) return entries.status();
+  std::vector<Snapshot> out;
+  for (const auto& e : *entries) {
+    auto bytes = store.GetBlob(e.blob_sha256);
+    if (!bytes.ok()) return bytes.status().WithContext("snapshot " + e.name);
+    auto s = DeserializeSnapshot(*bytes);
+    if (!s.ok()) return s.status().WithContext("snapshot " + e.name);
+    out.push_back(std::move(*s));
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const Snapshot& a, const Snapshot& b) {
+    return LearnedPosition(v, a.intrinsics) < LearnedPosition(v, b.intrinsics);
+  });
+  return out;
+}
+
+Status WriteVersionState(const RegistryStore& store, const ModelVersion& v, const std::string& dir) {
+  StateFiles files;
+  files.hyper_parameters = v.hyper_parameters;
+  auto snapshots = LoadSnapshots(store, v);
+  if (!snapshots.ok()) return snapshots.status();
+  files.snapshots = std::move(*snapshots);
+  for (const auto& name : v.intrinsics) {
+    auto keys = v.rehearsal.find(name);
+    if (keys == v.rehearsal.end()) continue;  // learned before versions stored rehearsal samples
+    files.rehearsal_keys.push_back({name, {keys->second.replay, keys->second.validation}});
+    std::set<std::string> wanted(keys->second.replay.begin(), keys->second.replay.end());
+    wanted.insert(keys->second.validation.begin(), keys->second.validation.end());
+    auto records = store.ReadRecords(name);
+    if (!records.ok()) return records.status();
+    for (auto& r : *records)
+      if (wanted.count(ProgramKey(r))) files.rehearsal_records.push_back(std::move(r));
+  }
+  return WriteStateDir(dir, files);
+}
+
 Expected<LifelongState> LoadState(const RegistryStore& store, const ModelVersion& v,
                                   const std::map<std::string, HeldOut>& data) {
   LifelongState state;
@@ -87,12 +109,9 @@ Expected<LifelongState> LoadState(const RegistryStore& store, const ModelVersion
     auto keys = v.rehearsal.find(name);
     if (keys == v.rehearsal.end()) continue;  // learned before versions stored rehearsal samples
     const std::string what = fmt::format("rehearsal sample of {} in version {}", name, v.number);
-    auto replay = SelectPrograms(data.at(name).train, keys->second.replay);
-    if (!replay.ok()) return replay.status().WithContext(what);
-    auto validation = SelectPrograms(data.at(name).train, keys->second.validation);
-    if (!validation.ok()) return validation.status().WithContext(what);
-    state.rehearsal.push_back({name, keys->second.replay, keys->second.validation, CanonicalOrder(*replay),
-                               CanonicalOrder(*validation)});
+    auto sample = RehearsalFromKeys(name, data.at(name).train, keys->second.replay, keys->second.validation);
+    if (!sample.ok()) return sample.status().WithContext(what);
+    state.rehearsal.push_back(std::move(*sample));
   }
   return state;
 }

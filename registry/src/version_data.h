@@ -12,6 +12,7 @@
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/registry/registry_store.h"
+#include "ucmoh/snapshot.h"
 #include "ucmoh/task_split.h"
 
 namespace ucmoh::registry {
@@ -33,10 +34,18 @@ Expected<std::map<std::string, HeldOut>> SplitAll(const RegistryStore& store, co
                                                   const std::vector<std::string>& row,
                                                   const std::map<std::string, TaskSplit>& pinned, NewSplit fresh);
 
+// The version's snapshots, in the order their intrinsics were learned.
+Expected<std::vector<Snapshot>> LoadSnapshots(const RegistryStore& store, const ModelVersion& v);
+
 // The version's forgetting state: its snapshots (in learning order), and its
 // rehearsal samples rebuilt from the stored keys out of `data`'s training programs.
 Expected<LifelongState> LoadState(const RegistryStore& store, const ModelVersion& v,
                                   const std::map<std::string, HeldOut>& data);
+
+// Writes the version's forgetting state to `dir` (state_dir.h): its
+// snapshots, rehearsal keys and the records they name, and its
+// hyper-parameters, so a pulled model can be updated under them.
+Status WriteVersionState(const RegistryStore& store, const ModelVersion& v, const std::string& dir);
 
 // A row as an Evaluation: ACC over its intrinsics, BWT against the diagonal
 // entries stored by the versions that learned them (`name`, the intrinsic

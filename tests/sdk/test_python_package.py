@@ -85,11 +85,34 @@ class Refusals(unittest.TestCase):
         self.assertEqual(str(e.exception), "line 3: $.body[0].loop.extent: must be an integer >= 1")
         self.assertEqual(e.exception.code, 1)
 
-    def test_pulled_model_cannot_update(self):
-        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+    def test_pulled_model_updates_but_does_not_commit(self):
+        pulled = os.path.join(tempfile.mkdtemp(), "pulled")
+        shutil.copytree(ENV["UCMOH_TEST_PULLED"], pulled)
+        self.assertTrue(os.path.isfile(os.path.join(pulled, "forgetting", "state.json")))
+        progs = programs()
+        task = [p for p in progs if p["task"] == progs[0]["task"]]
+        latencies = [p.pop("latency_s") for p in task]
+        with ucmoh.open(pulled, plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            before = model.score(task)
+            model.update(task, latencies, epochs=3)  # under the forgetting state pull wrote
+            after = model.score(task)
+            self.assertFalse(np.array_equal(after, before))
+            self.assertEqual(model.info["updates"], 1)
+            with self.assertRaises(ucmoh.Error) as e:
+                model.commit()
+        self.assertIn("a pulled model has no registry to commit to", str(e.exception))
+        with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            model.update(task, latencies, epochs=3)  # the same state, read from the registry
+            np.testing.assert_array_equal(model.score(task), after)
+
+    def test_pulled_model_without_state_cannot_update(self):
+        pulled = os.path.join(tempfile.mkdtemp(), "pulled")
+        shutil.copytree(ENV["UCMOH_TEST_PULLED"], pulled)
+        shutil.rmtree(os.path.join(pulled, "forgetting"))
+        with ucmoh.open(pulled, plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
             with self.assertRaises(ucmoh.Error) as e:
                 model.update(programs()[:20], [1e-3] * 20)
-        self.assertIn("open its registry version instead", str(e.exception))
+        self.assertIn("no forgetting/ state to update under", str(e.exception))
 
     def test_unknown_version(self):
         with self.assertRaises(ucmoh.Error) as e:

@@ -37,6 +37,13 @@ RehearsalSample DrawRehearsal(const std::string& intrinsic, const ProgramSet& fi
 // `set` lacks (records deleted from the registry since the sample was drawn).
 Expected<ProgramSet> SelectPrograms(const ProgramSet& set, const std::vector<std::string>& keys);
 
+// A stored sample back: its keys' programs out of `programs` (the
+// intrinsic's training programs, or the sample's own records), in canonical
+// order. Fails naming the first key that is not there.
+Expected<RehearsalSample> RehearsalFromKeys(const std::string& intrinsic, const ProgramSet& programs,
+                                            std::vector<std::string> replay_keys,
+                                            std::vector<std::string> validation_keys);
+
 // Sorts tasks by key and each task's programs by program key, so that a step
 // trains identically whatever order its records came in (file or registry).
 ProgramSet CanonicalOrder(const ProgramSet& set);
