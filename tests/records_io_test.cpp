@@ -93,6 +93,17 @@ TEST(RecordsIo, FileReadReportsTheLineNumber) {
   std::filesystem::remove(path);
 }
 
+TEST(RecordsIo, TextParseSkipsBlankLinesAndNamesTheBadOne) {
+  const std::string line = RecordToJsonLine(SampleRecord());
+  auto two = ParseRecordsText(line + "\n\n" + line);  // no newline after the last
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ(RecordToJsonLine((*two)[1]), line);
+  auto bad = ParseRecordsText(line + "\n\n{\"target\": 3}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("line 3: ", 0), 0u) << bad.status().message();
+}
+
 TEST(RecordsIo, WriteIsAtomicAndAppendAddsWholeLines) {
   const std::string path = TempPath("records_ok_");
   ASSERT_TRUE(WriteRecordsFile(path, {SampleRecord()}).ok());

@@ -119,6 +119,18 @@ ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs) {
   return set;
 }
 
+Expected<ProgramSet> FeaturizeRecords(const PluginSet& plugins, const std::vector<Record>& records) {
+  std::vector<TaskedProgram> tasked;
+  tasked.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    auto tokens = FeaturizeRecord(plugins, r);
+    if (!tokens.ok()) return tokens.status().WithContext("record " + std::to_string(i + 1));
+    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(*tokens), r.latency.median_s, ProgramKey(r)});
+  }
+  return GroupIntoTasks(std::move(tasked));
+}
+
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
                                      std::vector<FeaturizeFailure>* failures) {
   if (records.empty()) return Status::InvalidArgument("no records to featurize");

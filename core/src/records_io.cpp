@@ -187,6 +187,23 @@ Expected<Record> RecordFromJsonLine(const std::string& line) {
   return RecordFromJson(j);
 }
 
+Expected<std::vector<Record>> ParseRecordsText(std::string_view text) {
+  std::vector<Record> out;
+  int64_t number = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string line(text.substr(start, end - start));
+    start = end + 1;
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto record = RecordFromJsonLine(line);
+    if (!record.ok()) return record.status().WithContext("line " + std::to_string(number));
+    out.push_back(std::move(*record));
+  }
+  return out;
+}
+
 Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path) {
   // zlib reads gzip-compressed files (the committed data sets) and plain
   // files alike.

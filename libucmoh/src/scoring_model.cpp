@@ -7,12 +7,10 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
 #include "ucmoh/file_bytes.h"
-#include "ucmoh/program_featurizer.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
@@ -25,32 +23,6 @@ namespace ucmoh::sdk {
 namespace {
 
 using json = nlohmann::json;
-
-Expected<std::vector<Record>> ParseRecords(std::string_view text) {
-  std::vector<Record> records;
-  std::istringstream lines{std::string(text)};
-  std::string line;
-  for (int64_t number = 1; std::getline(lines, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto r = RecordFromJsonLine(line);
-    if (!r.ok()) return r.status().WithContext("line " + std::to_string(number));
-    records.push_back(std::move(*r));
-  }
-  return records;
-}
-
-// Records featurized in input order; each keeps its latency (0 when absent).
-Expected<ProgramSet> RecordsProgramSet(const PluginSet& plugins, const std::vector<Record>& records) {
-  std::vector<TaskedProgram> tasked;
-  tasked.reserve(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    const Record& r = records[i];
-    auto tokens = FeaturizeRecord(plugins, r);
-    if (!tokens.ok()) return tokens.status().WithContext("record " + std::to_string(i + 1));
-    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(*tokens), r.latency.median_s, ProgramKey(r)});
-  }
-  return GroupIntoTasks(std::move(tasked));
-}
 
 // The manifest `registry pull` wrote, checked against this library's schema.
 Expected<json> ReadPullManifest(const std::string& directory) {
@@ -131,9 +103,9 @@ Expected<std::unique_ptr<ScoringModel>> ScoringModel::OpenPulled(const std::stri
 
 Expected<ProgramSet> ScoringModel::Featurize(ProgramFormat format, std::string_view text) const {
   if (format == ProgramFormat::kRecords) {
-    auto records = ParseRecords(text);
+    auto records = ParseRecordsText(text);
     if (!records.ok()) return records.status();
-    return RecordsProgramSet(plugins_, *records);
+    return FeaturizeRecords(plugins_, *records);
   }
   auto programs = ParseAstPrograms(text, plugins_);
   if (!programs.ok()) return programs.status();

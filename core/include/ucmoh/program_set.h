@@ -69,6 +69,12 @@ struct TaskedProgram {
 // input order.
 ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs);
 
+// Every record featurized, in input order, grouped into tasks; latencies kept
+// as they are (0: unmeasured, so the set can be scored, not trained on).
+// Unlike BuildProgramSet it skips nothing: the first record that does not
+// lower fails the call ("record N: ...").
+Expected<ProgramSet> FeaturizeRecords(const PluginSet& plugins, const std::vector<Record>& records);
+
 // Featurizes every record; records that fail to lower are skipped and listed
 // in `failures` (when given). Fails only if nothing at all could be featurized.
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,

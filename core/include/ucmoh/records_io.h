@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ucmoh/record.h"
@@ -24,6 +25,10 @@ struct NumberedRecord {
 // Reads every record of a JSONL file. Blank lines are skipped; the first
 // malformed line fails the whole read with "FILE:LINE: what".
 Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path);
+
+// Records of JSON Lines text (a C API call's input). Blank lines are
+// skipped; the first malformed line fails with "line N: what".
+Expected<std::vector<Record>> ParseRecordsText(std::string_view text);
 
 // Writes records atomically: to PATH.tmp, fsync, rename. Nothing half-written.
 Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records);
