@@ -5,6 +5,7 @@
 ucmoh_add_test(lifelong_test
   ${CMAKE_CURRENT_LIST_DIR}/ewc_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/snapshot_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/online_update_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lifelong_sequence_test.cpp)
 target_link_libraries(lifelong_test PRIVATE ucmoh_model ucmoh_tensorcore_impl ${TORCH_LIBRARIES})
 target_include_directories(lifelong_test PRIVATE ${PROJECT_SOURCE_DIR}/core/src)

@@ -6,6 +6,8 @@
 #include <chrono>
 
 #include "ucmoh/ewc.h"
+#include "ucmoh/rehearsal.h"
+#include "ucmoh/sha256.h"
 
 namespace ucmoh {
 
@@ -20,6 +22,29 @@ Status CheckMeasured(const ProgramSet& measured, const OnlineUpdateOptions& o) {
   return Status::InvalidArgument("update: needs at least two measured programs of one task to rank");
 }
 
+// A seed that is a function of the measured programs alone, so that the
+// registry and a pulled model given the same batch replay the same programs.
+uint64_t BatchSeed(const ProgramSet& measured) {
+  std::string keys;
+  for (int32_t p = 0; p < static_cast<int32_t>(measured.size()); ++p) keys += measured.ProgramKeyAt(p) + "\n";
+  return std::stoull(Sha256Hex(keys).substr(0, 15), nullptr, 16);
+}
+
+ProgramSet MeasuredWithReplay(const ProgramSet& measured, const LifelongState& state, const OnlineUpdateOptions& o,
+                              int64_t* replayed) {
+  if (o.replay_per_intrinsic <= 0) return WithReplay(measured, state, o.step, replayed);
+  ProgramSet train = measured;
+  *replayed = 0;
+  if (!MethodReplays(o.step.method)) return train;
+  const uint64_t seed = BatchSeed(measured);
+  for (const auto& r : state.rehearsal) {
+    ProgramSet sample = r.replay.Subset(SampleProgramIndices(r.replay, o.replay_per_intrinsic, seed));
+    *replayed += static_cast<int64_t>(sample.size());
+    train.Append(sample);
+  }
+  return train;
+}
+
 }  // namespace
 
 Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState& state, const ProgramSet& measured,
@@ -30,7 +55,7 @@ Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState&
   if (!snapshots.ok()) return snapshots.status();
   for (const auto& s : *snapshots) UCMOH_RETURN_IF_ERROR(CheckSnapshotFits(s, model));
   OnlineUpdateReport report;
-  const ProgramSet train = WithReplay(measured, state, o.step, &report.replayed_programs);
+  const ProgramSet train = MeasuredWithReplay(measured, state, o, &report.replayed_programs);
   auto penalty = snapshots->empty() ? nullptr : MakeEwcPenalty(*snapshots, o.step.lambda);
   TrainOptions t = o.step.training;
   t.mode = TransferMode::kFinetune;

@@ -233,7 +233,8 @@ class CostModel(PyCostModel):
         self.model = ucmoh.open(path, ref, plugins)
         self.target = target
         self.update_epochs = update_epochs
-        self.seconds = 0.0  # time spent in predict and update (the cost model's own time)
+        self.predict_seconds = 0.0  # TIR -> AST conversion and scoring
+        self.update_seconds = 0.0   # conversion and the online update
         self.predicted = 0  # candidates scored
         self.measured = 0   # measured candidates learned from
 
@@ -247,7 +248,7 @@ class CostModel(PyCostModel):
         programs = [json.dumps(self._program(context, c)) for c in candidates]
         scores = self.model.score("\n".join(programs) + "\n") if programs else np.zeros(0, dtype=np.float32)
         self.predicted += len(programs)
-        self.seconds += time.perf_counter() - start
+        self.predict_seconds += time.perf_counter() - start
         return scores.astype("float64")
 
     def update(self, context, candidates, results):
@@ -259,7 +260,12 @@ class CostModel(PyCostModel):
             latencies = [float(np.mean([float(s) for s in r.run_secs])) for _, r in measured]
             self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)
             self.measured += len(measured)
-        self.seconds += time.perf_counter() - start
+        self.update_seconds += time.perf_counter() - start
+
+    @property
+    def seconds(self):
+        """The cost model's own time: predict and update."""
+        return self.predict_seconds + self.update_seconds
 
     def save(self, path):
         """Commits the updated model as a registry version; writes its ref to `path`."""

@@ -18,6 +18,12 @@ struct OnlineUpdateOptions {
   // the epochs below replace step.training.epochs.
   LifelongStepOptions step;
   int epochs = 5;
+  // Per update, at most this many rehearsal programs of each learned
+  // intrinsic are replayed: a sample that changes with the measured batch, so
+  // successive updates see different old programs. A compiler updates every
+  // few trials, and replaying whole samples (256 programs per intrinsic) made
+  // one update of 8 programs cost 18 s; <= 0 replays whole samples.
+  int replay_per_intrinsic = 32;
 };
 
 struct OnlineUpdateReport {
