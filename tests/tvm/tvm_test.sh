@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ucmoh.tvm against the TVM that tools/setup-tvm installs into .venv: the TIR
-# -> AST converter, and a MetaSchedule tuning run that ranks with our model.
+# -> AST converter for every intrinsic kind, and a MetaSchedule tuning run that ranks with our model.
 # Skips (77) only when .venv has no TVM; says so.
 #   tvm_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -17,5 +17,5 @@ registry=$build/bin/registry
 "$registry" --db "$work/registry.db" records add "$work/records.jsonl" > /dev/null
 "$registry" --db "$work/registry.db" add-intrinsic x86.avx2 --epochs 2 > /dev/null
 UCMOH_TEST_REGISTRY=$work/registry.db UCMOH_TEST_PLUGINS=$src/plugins.json UCMOH_TEST_WORK=$work \
-UCMOH_LIBRARY=$build/lib/libucmoh.so PYTHONPATH=$src/python \
-  "$py" "$src/tests/tvm/test_tvm_cost_model.py" -v
+UCMOH_LIBRARY=$build/lib/libucmoh.so PYTHONPATH=$src/python:$src/tests/tvm \
+  "$py" -m unittest -v test_tir_to_ast test_tvm_cost_model

@@ -1,0 +1,22 @@
+"""ucmoh.tvm: TVM MetaSchedule ranks candidates with the registry's model.
+
+    from ucmoh.tvm import CostModel
+    model = CostModel("registry.db", "ucmoh@stable", target)
+    ms.tune_tir(mod, target, work_dir, max_trials_global=64, cost_model=model)
+
+`tir_to_ast` turns a scheduled TIR function into the AST form
+(docs/ast-json.md): tensorized blocks name the tensor intrinsic they call
+(x86 VNNI, ARM SDOT, CUDA wmma / mma: intrinsics.py), untensorized fp32
+multiply-accumulates the target's vector FMA (x86.avx2 / x86.avx512 /
+arm.neon). `CostModel` is a MetaSchedule PyCostModel whose predict scores
+those ASTs through libucmoh and whose update is libucmoh's online update
+(under the version's forgetting control). Written for apache-tvm 0.27
+(tools/setup-tvm); docs/compilers.md ("TVM") says what is converted and what
+is refused (UnsupportedTIR, naming the construct: never silently dropped).
+"""
+from .builder import LocalBuilder
+from .cost_model import CostModel
+from .intrinsics import TensorCall, UnsupportedTIR, vector_intrinsic
+from .tir_to_ast import tir_to_ast
+
+__all__ = ["CostModel", "LocalBuilder", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]

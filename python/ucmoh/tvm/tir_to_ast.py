@@ -1,0 +1,230 @@
+"""Scheduled TIR -> the AST form (docs/ast-json.md).
+
+Loops keep their extents and kinds (thread bindings become the GPU kinds,
+software-pipelined loops `pipelined`; vectorized loops fold into the compute
+stage's calls). Every block becomes load stages for its reads, a compute stage
+when it multiply-accumulates (tensorized or on the vector unit), and store
+stages for its writes, with the bytes one execution moves. Anything else is
+refused with UnsupportedTIR naming it, never dropped.
+"""
+import numpy as np
+
+from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, UnsupportedTIR, calls_in, tensor_call, vector_intrinsic
+from .template_inputs import gemm_inputs, tensorcore_inputs
+
+_CPU_LOOPS = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
+_THREAD_TAGS = {"blockIdx": "gpu_grid", "threadIdx.x": "gpu_thread", "threadIdx.y": "gpu_warp",
+                "threadIdx.z": "gpu_warp", "vthread": "serial"}
+
+
+def id_of(var):
+    return var.name + "#" + str(var.__hash__())
+
+
+def evaluate(expr, env):
+    """An integer index expression under loop values `env` (absent vars are 0)."""
+    name = type(expr).__name__
+    if name == "IntImm":
+        return int(expr.value)
+    if name == "Var":
+        return env.get(id_of(expr), 0)
+    binary = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+              "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
+    if name in binary:
+        return binary[name](evaluate(expr.a, env), evaluate(expr.b, env))
+    if name == "Cast":
+        return evaluate(expr.value, env)
+    raise UnsupportedTIR(f"index expression '{expr}' ({name})")
+
+
+def buffer_of(region):
+    """The buffer of a block's read or write region (TVM 0.27: TensorRegion.source)."""
+    return region.source if hasattr(region, "source") else region.buffer
+
+
+def loop_kind(loop):
+    kind = int(loop.kind)
+    if kind == 4:
+        tag = str(loop.thread_binding.thread_tag)
+        for prefix, name in _THREAD_TAGS.items():
+            if tag.startswith(prefix):
+                return name
+        raise UnsupportedTIR(f"loop '{loop.loop_var.name}' bound to '{tag}'")
+    if kind not in _CPU_LOOPS:
+        raise UnsupportedTIR(f"loop '{loop.loop_var.name}' of kind {loop.kind}")
+    if "software_pipeline_stage" in loop.annotations:
+        return "pipelined"
+    return _CPU_LOOPS[kind]
+
+
+def pipeline_stages(loop):
+    stages = loop.annotations.get("software_pipeline_stage")
+    return max(int(s) for s in stages) + 1 if stages else 1
+
+
+def _contiguous_elements(extents, shape):
+    """Elements of a region that are adjacent in memory: its trailing extents while
+    they span whole buffer dimensions, and the first one that does not."""
+    elements = 1
+    for extent, full in zip(reversed(extents), reversed([int(s) for s in shape])):
+        elements *= extent
+        if extent != full:
+            break
+    return elements
+
+
+class Converter:
+    """Walks one PrimFunc; `loops` is the stack of enclosing For nodes."""
+
+    def __init__(self, target):
+        self.target = target
+        self.gpu = target.kind.name == "cuda"
+        self.buffers, self.loops = {}, []
+        self.computes = []  # (loops, realize, TensorCall or None) of multiply-accumulate blocks
+        self.copies = []    # (loops, realize, vector width) of copy blocks
+        self.copied = set()  # buffers written by copies (cache_read / cache_write)
+        self.intrinsic, self.lanes = (None, 4) if self.gpu else vector_intrinsic(target)
+
+    def nodes(self, stmt):
+        name = type(stmt).__name__
+        if name == "SeqStmt":
+            return [n for s in stmt.seq for n in self.nodes(s)]
+        if name == "For":
+            return self.loop(stmt)
+        if name == "SBlockRealize":
+            return self.block(stmt)
+        raise UnsupportedTIR(f"statement {name}")
+
+    def loop(self, loop):
+        kind = loop_kind(loop)
+        if type(loop.extent).__name__ != "IntImm":
+            raise UnsupportedTIR(f"loop '{loop.loop_var.name}' with a symbolic extent")
+        self.loops.append(loop)
+        try:
+            body = self.nodes(loop.body)
+        finally:
+            self.loops.pop()
+        if kind == "vectorized":
+            return body  # the vector lanes are the compute stage's calls (see block)
+        return [{"loop": {"var": loop.loop_var.name, "extent": int(loop.extent.value), "kind": kind}, "body": body}]
+
+    def block(self, realize):
+        block = realize.block
+        if block.name_hint == "root" or not block.writes:
+            for buffer in block.alloc_buffers:
+                self.declare(buffer)
+            return self.nodes(block.body)
+        for buffer in block.alloc_buffers:
+            self.declare(buffer)
+        tensor = tensor_call(block, self.dtype_of)
+        what = "tensor" if tensor else self.classify(block)
+        vector = [l for l in self.loops if int(l.kind) == 2]
+        width = int(vector[-1].extent.value) if vector else 1
+        stages = [self.access("load", r, realize, vector, width) for r in block.reads]
+        if what in ("tensor", "fma"):
+            stages.append(self.compute(block, realize, tensor, width))
+        elif what == "copy":
+            self.copied.add(buffer_of(block.writes[0]).name)
+            self.copies.append((list(self.loops), realize, width))
+        stages += [self.access("store", r, realize, vector, width) for r in block.writes]
+        return stages
+
+    def classify(self, block):
+        """'fma' (C = C + A * B, casts allowed), 'copy' (X = Y, or a tensor-core
+        fragment load / store), 'init' (X = constant, or a fragment fill)."""
+        ops = {c.op.name for c in calls_in(block.body)}
+        if ops & COPY_CALLS:
+            return "copy"
+        if ops & INIT_CALLS:
+            return "init"
+        store = block.body
+        if type(store).__name__ != "BufferStore":
+            raise UnsupportedTIR(f"block '{block.name_hint}': body {type(store).__name__}, not one store")
+        value = store.value
+        while type(value).__name__ == "Cast":
+            value = value.value
+        kind = type(value).__name__
+        if kind == "Add" and "Mul" in (type(value.a).__name__, type(value.b).__name__):
+            return "fma"
+        if kind in ("BufferLoad", "TensorLoad"):
+            return "copy"
+        if kind in ("FloatImm", "IntImm"):
+            return "init"
+        raise UnsupportedTIR(f"block '{block.name_hint}': computes {kind}, not a multiply-accumulate or a copy")
+
+    def compute(self, block, realize, tensor, width):
+        if tensor is None and self.gpu:
+            raise UnsupportedTIR(f"block '{block.name_hint}': a scalar multiply-accumulate on CUDA cores "
+                                 "(only tensor-core blocks have a UCMoH intrinsic)")
+        if tensor is None and self.dtype_of(buffer_of(block.writes[0])) != "f32":
+            raise UnsupportedTIR(f"block '{block.name_hint}': an untensorized {self.dtype_of(buffer_of(block.writes[0]))} "
+                                 "multiply-accumulate (the vector FMA intrinsics are fp32; tensorize it)")
+        intrinsic = tensor.intrinsic if tensor else self.intrinsic
+        if self.intrinsic and self.computes and intrinsic != self.intrinsic:
+            raise UnsupportedTIR(f"block '{block.name_hint}' computes with {intrinsic}, another block with "
+                                 f"{self.intrinsic}: one intrinsic per program")
+        self.intrinsic = intrinsic
+        self.computes.append((list(self.loops), realize, tensor))
+        calls = tensor.calls if tensor else max(1, width // self.lanes)
+        flops = tensor.flops_per_call if tensor else 2 * self.lanes
+        return {"stage": {"kind": "compute", "name": block.name_hint, "intrinsic": intrinsic,
+                          "calls": calls, "flops_per_call": flops}}
+
+    def dtype_of(self, buffer):
+        dtype = str(buffer.dtype)
+        if dtype not in DTYPES:
+            raise UnsupportedTIR(f"buffer '{buffer.name}' of dtype {dtype}")
+        return DTYPES[dtype][0]
+
+    def scope_of(self, buffer):
+        scope = buffer.scope() if callable(getattr(buffer, "scope", None)) else "global"
+        if scope == "global":
+            return "global"
+        if scope in ("shared", "shared.dyn"):
+            return "shared"
+        if scope in ("local", "warp") or scope.startswith("wmma.") or scope.startswith("m16n8k8."):
+            return "register"
+        raise UnsupportedTIR(f"buffer '{buffer.name}' in scope '{scope}'")
+
+    def declare(self, buffer):
+        self.buffers.setdefault(buffer.name, {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
+                                              "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)})
+
+    def flat_index(self, region, realize, env):
+        """The region's first element, row-major, with loop values `env`."""
+        block_env = {id_of(iv.var): evaluate(v, env) for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        buffer = buffer_of(region)
+        index = 0
+        for extent, r in zip(buffer.shape, region.region):
+            index = index * int(extent) + evaluate(r.min, block_env)
+        return index
+
+    def access(self, kind, region, realize, vector, width):
+        buffer = buffer_of(region)
+        self.declare(buffer)
+        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in region.region]
+        stride = 0
+        if vector:
+            var = id_of(vector[-1].loop_var)
+            stride = abs(self.flat_index(region, realize, {var: 1}) - self.flat_index(region, realize, {var: 0}))
+        elements = int(np.prod(extents)) * (width if stride else 1)
+        size = DTYPES[str(buffer.dtype)][1]
+        cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
+        contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, buffer.shape) * size
+        scope = self.buffers[buffer.name]["scope"]
+        src, dst = (scope, "register") if kind == "load" else ("register", scope)
+        return {"stage": {"kind": kind, "name": f"{kind}_{buffer.name}", "buffer": buffer.name, "src": src, "dst": dst,
+                          "bytes": elements * size, "unique_bytes": elements * size,
+                          "element_stride": stride if stride else 1,
+                          "vector_bytes": max(size, min(contiguous, cap)), "reuse": 1}}
+
+
+def tir_to_ast(func, target, task="tvm"):
+    """The AST program (a dict, docs/ast-json.md) of a scheduled PrimFunc."""
+    c = Converter(target)
+    body = c.nodes(func.body)
+    if not c.computes:
+        raise UnsupportedTIR("no multiply-accumulate block")
+    inputs = tensorcore_inputs(c) if c.gpu else gemm_inputs(c)
+    return {"ast_format": 1, "task": task, "intrinsic": c.intrinsic, "template_inputs": inputs,
+            "buffers": list(c.buffers.values()), "body": body}
