@@ -7,20 +7,12 @@ import unittest
 
 import tvm
 import tvm.s_tir.meta_schedule as ms
-from tvm import te
 
+from test_tir_to_ast import matmul
 from ucmoh.tvm import CostModel, LocalBuilder
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
-
-
-def matmul(n, dtype="float32", acc="float32"):
-    a = te.placeholder((n, n), dtype, name="A")
-    b = te.placeholder((n, n), dtype, name="B")
-    k = te.reduce_axis((0, n), "k")
-    c = te.compute((n, n), lambda i, j: te.sum(a[i, k].astype(acc) * b[k, j].astype(acc), axis=k), name="C")
-    return tvm.IRModule({"main": te.create_prim_func([a, b, c])})
 
 
 class Tuning(unittest.TestCase):
