@@ -108,6 +108,63 @@ TEST(AstProgram, MeasuredX86RecordsGiveTheSameTokensAndScores) {
   ExpectSameTokens(records, "data/x86");
 }
 
+// A measured AST program stored as a record (Record::ast, as `registry import
+// ast / metaschedule` writes them) survives the records file format and
+// featurizes to the tokens of the program it came from; its ProgramKey tells
+// it apart from the plugin-lowered record with the same schedule.
+TEST(AstProgram, MeasuredProgramsBecomeRecordsWithTheSameTokens) {
+  auto read = ReadRecordsFile(std::string(UCMOH_SOURCE_DIR) + "/data/x86/x86.avx2.jsonl.gz");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  for (size_t i = 0; i < 40; ++i) {
+    const Record& original = (*read)[i].record;
+    auto program = RecordAsAstProgram(Plugins(), original);
+    ASSERT_TRUE(program.ok()) << program.status().message();
+    auto record = AstProgramAsRecord(Plugins(), *program, {"imported", "test", {}});
+    ASSERT_TRUE(record.ok()) << record.status().message();
+    auto back = RecordFromJsonLine(RecordToJsonLine(*record));
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->ast, record->ast);
+    EXPECT_EQ(back->task.key, original.task.key);
+    EXPECT_EQ(back->latency.median_s, original.latency.median_s);
+    EXPECT_NE(ProgramKey(*back), ProgramKey(original));
+    auto want = FeaturizeRecord(Plugins(), original);
+    auto got = FeaturizeRecord(Plugins(), *back);
+    ASSERT_TRUE(want.ok() && got.ok()) << (got.ok() ? "" : got.status().message());
+    ASSERT_EQ(want->values, got->values) << "record " << i;
+  }
+}
+
+TEST(AstProgram, RecordsRefuseABadOrForeignAst) {
+  auto read = ReadRecordsFile(std::string(UCMOH_SOURCE_DIR) + "/data/x86/x86.avx2.jsonl.gz");
+  ASSERT_TRUE(read.ok());
+  auto program = RecordAsAstProgram(Plugins(), (*read)[0].record);
+  ASSERT_TRUE(program.ok());
+  program->latency_s = 0;
+  auto unmeasured = AstProgramAsRecord(Plugins(), *program, {"imported", "test", {}});
+  ASSERT_FALSE(unmeasured.ok());
+  EXPECT_THAT(unmeasured.status().message(), HasSubstr("latency_s"));
+  program->latency_s = 1e-3;
+  auto record = AstProgramAsRecord(Plugins(), *program, {"imported", "test", {}});
+  ASSERT_TRUE(record.ok());
+  auto j = nlohmann::json::parse(RecordToJsonLine(*record));
+  j["ast"] = "not an object";
+  auto parsed = RecordFromJsonLine(j.dump());
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), HasSubstr("'ast' must be a JSON object"));
+  Record wrong = *record;
+  wrong.intrinsic = "x86.avx512";
+  auto lowered = LowerRecord(Plugins(), wrong);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("$.ast.intrinsic"));
+  auto body = nlohmann::json::parse(record->ast);
+  body["body"][0]["loop"]["extent"] = 0;
+  wrong = *record;
+  wrong.ast = body.dump();
+  lowered = LowerRecord(Plugins(), wrong);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("$.ast.body[0].loop.extent"));
+}
+
 // One valid program to break, field by field.
 nlohmann::json ValidProgram() {
   static const nlohmann::json valid = [] {

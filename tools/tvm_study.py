@@ -13,6 +13,7 @@ latencies. Every model builds with ucmoh.tvm.LocalBuilder (TVM's default one
 spends 22 s per batch re-registering tensor intrinsics: builder.py).
 """
 import argparse
+import collections
 import json
 import os
 import time
@@ -25,7 +26,8 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 
 import ucmoh
-from ucmoh.tvm import CostModel, LocalBuilder, tir_to_ast
+from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm.database import measured_programs
 
 
 def _dense(m, n, k):
@@ -108,32 +110,19 @@ def tune_once(workload, kind, seed, args, target):
     return row
 
 
-def measured_programs(database_dir, target):
-    """(AST, latency) of every measured record of a run's database."""
-    db = ms.database.JSONDatabase(work_dir=database_dir)
-    out = []
-    for record in db.get_all_tuning_records():
-        if not record.run_secs:
-            continue
-        sch = tvm.s_tir.Schedule(record.workload.mod)
-        record.trace.apply_to_schedule(sch, remove_postproc=False)
-        out.append((tir_to_ast(sch.mod["main"], target), float(np.mean([float(s) for s in record.run_secs]))))
-    return out
-
-
 def pairwise_accuracy(scores, latencies):
     pairs = [(i, j) for i in range(len(scores)) for j in range(len(scores)) if latencies[i] < latencies[j]]
     return sum(scores[i] > scores[j] for i, j in pairs) / len(pairs) if pairs else float("nan")
 
 
-def zero_shot(workload, seed, rows, args, target):
+def zero_shot(workload, seed, rows, args):
     """PCA of the unchanged pulled model on every candidate the seed's runs measured."""
     programs = [p for r in rows if r["workload"] == workload and r["seed"] == seed
-                for p in measured_programs(r["database"], target)]
+                for p in measured_programs(r["database"], collections.Counter())]
     model = ucmoh.open(args.pulled, None, plugins=args.plugins)
-    scores = model.score([ast for ast, _ in programs])
-    return {"workload": workload, "seed": seed, "zero_shot_pca": pairwise_accuracy(scores, [l for _, l in programs]),
-            "candidates": len(programs)}
+    scores = model.score(programs)
+    return {"workload": workload, "seed": seed, "candidates": len(programs),
+            "zero_shot_pca": pairwise_accuracy(scores, [p["latency_s"] for p in programs])}
 
 
 def main():
@@ -165,7 +154,7 @@ def main():
                 print(f"{workload} {kind} seed {seed}: best {min(l for l in row['latencies'] if l) * 1e6:.1f} us, "
                       f"{row['wall_s']:.0f} s", flush=True)
             if (workload, None, seed) not in done:
-                _append(path, zero_shot(workload, seed, rows, args, target))
+                _append(path, zero_shot(workload, seed, rows, args))
 
 
 def _append(path, row):

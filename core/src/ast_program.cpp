@@ -492,6 +492,28 @@ Expected<AstProgram> RecordAsAstProgram(const PluginSet& plugins, const Record& 
   return p;
 }
 
+Expected<Record> AstProgramAsRecord(const PluginSet& plugins, const AstProgram& program, Provenance provenance) {
+  if (!(program.latency_s > 0)) return Status::InvalidArgument("a record needs a measured latency_s > 0");
+  const LoadedPlugin* plugin = plugins.ForIntrinsic(program.intrinsic);
+  if (!plugin) return Status::NotFound("no loaded plugin supplies intrinsic '" + program.intrinsic + "'");
+  Record r;
+  r.target = plugin->target.name;
+  r.intrinsic = program.intrinsic;
+  r.task.key = program.task.empty() ? "ast" : program.task;
+  r.task.op = "program";
+  for (const auto& [name, value] : program.ast.template_inputs) {
+    if (value == std::floor(value) && std::abs(value) < 9e15) r.schedule[name] = static_cast<int64_t>(value);
+    else r.schedule[name] = value;
+  }
+  r.latency.median_s = r.latency.mean_s = r.latency.min_s = program.latency_s;
+  r.provenance = std::move(provenance);
+  r.hardware = program.hardware;
+  json ast = AstProgramToJson(program);
+  for (const char* own : {"task", "hardware", "latency_s"}) ast.erase(own);
+  r.ast = ast.dump();
+  return r;
+}
+
 json AstProgramToJson(const AstProgram& p) {
   json buffers = json::array();
   for (const Buffer& b : p.ast.buffers)

@@ -142,6 +142,10 @@ Expected<Record> RecordFromJson(const json& j) {
   if (!p.ok()) return p.status();
   auto hw = RecordHardwareFromJson(j);
   if (!hw.ok()) return hw.status();
+  if (const json* ast = Field(j, "ast")) {
+    if (!ast->is_object()) return Status::InvalidArgument("'ast' must be a JSON object (docs/ast-json.md)");
+    r.ast = ast->dump();
+  }
   r.target = *target;
   r.intrinsic = *intrinsic;
   r.task = std::move(*t);
@@ -178,6 +182,7 @@ std::string RecordToJsonLine(const Record& r) {
         {"details", ParamsToJson(r.provenance.details)}}},
       {"hardware", HardwareToJson(r.hardware)},
   };
+  if (!r.ast.empty()) j["ast"] = json::parse(r.ast);
   return j.dump();
 }
 

@@ -19,3 +19,23 @@ registry=$build/bin/registry
 UCMOH_TEST_REGISTRY=$work/registry.db UCMOH_TEST_PLUGINS=$src/plugins.json UCMOH_TEST_WORK=$work \
 UCMOH_LIBRARY=$build/lib/libucmoh.so PYTHONPATH=$src/python:$src/tests/tvm \
   "$py" -m unittest -v test_tir_to_ast test_tvm_cost_model
+# The tuning run's database back into the registry: every measured candidate
+# becomes a record (an AST record of x86.avx2 on this host), and the registry
+# learns from them.
+"$registry" import metaschedule "$work/tune" --python "$py" -o "$work/tuned.jsonl"
+measured=$("$py" -c "
+import sys, tvm.s_tir.meta_schedule as ms
+db = ms.database.JSONDatabase(work_dir=sys.argv[1])
+print(sum(1 for r in db.get_all_tuning_records() if r.run_secs and max(float(s) for s in r.run_secs) < 1e9))" "$work/tune")
+imported=$(wc -l < "$work/tuned.jsonl")
+[[ $imported -ge 4 && $imported -eq $measured ]] || { echo "FAIL: imported $imported records of $measured measured"; exit 1; }
+"$registry" features "$work/tuned.jsonl" | grep -E '^x86\.avx2 +[0-9]+ +0 ' || { echo "FAIL: imported records do not featurize"; exit 1; }
+"$registry" --db "$work/registry.db" records add "$work/tuned.jsonl" > /dev/null
+"$registry" --db "$work/registry.db" add-intrinsic x86.avx2 --relearn --epochs 1 | tee "$work/add.txt"
+grep -q "version 3" "$work/add.txt" || { echo "FAIL: add-intrinsic from the imported records made no version 3"; exit 1; }
+# Not a database: one line naming it, a non-zero exit, no output file.
+if "$registry" import metaschedule "$work" --python "$py" -o "$work/none.jsonl" 2> "$work/err.txt"; then
+  echo "FAIL: importing a directory that is not a MetaSchedule database succeeded"; exit 1
+fi
+grep -q "not a MetaSchedule JSON database" "$work/err.txt" && [[ ! -e $work/none.jsonl ]] || { cat "$work/err.txt"; exit 1; }
+echo "metaschedule import: $imported records, add-intrinsic from them: ok"

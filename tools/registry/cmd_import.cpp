@@ -1,8 +1,18 @@
 // registry import FORMAT FILE... -o OUT.jsonl: foreign measurements -> records,
-// through the plugin that offers the importer.
+// through the plugin that offers the importer; or measured programs given as
+// ASTs (`ast`: AST JSON Lines with latency_s; `metaschedule`: MetaSchedule
+// databases, exported to ASTs by ucmoh.tvm.database), which any plugin that
+// takes ASTs featurizes.
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include "commands.h"
+#include "metaschedule_export.h"
+#include "ucmoh/ast_program.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/records_io.h"
 
 namespace ucmoh::cli {
@@ -13,6 +23,7 @@ struct ImportArgs {
   std::string format;
   std::vector<std::string> files;
   std::string output;
+  ExportOptions metaschedule;
 };
 
 Expected<const LoadedPlugin*> ImporterFor(const PluginSet& plugins, const std::string& format) {
@@ -26,14 +37,52 @@ Expected<const LoadedPlugin*> ImporterFor(const PluginSet& plugins, const std::s
   return Status::NotFound("no loaded plugin imports '" + format + "' (known: " + known + ")");
 }
 
+// Measured AST programs (JSON Lines or an array) as records; `source` and
+// `format` go into each record's provenance with its position in the file.
+Expected<std::vector<Record>> AstRecords(const PluginSet& plugins, const std::string& file, const std::string& source,
+                                         const std::string& format) {
+  auto text = ReadFileBytes(file);
+  if (!text.ok()) return text.status();
+  auto programs = ParseAstPrograms(*text, plugins);
+  if (!programs.ok()) return programs.status().WithContext(file);
+  std::vector<Record> records;
+  for (size_t i = 0; i < programs->size(); ++i) {
+    Provenance provenance{"imported", source, {{"format", format}, {"program", static_cast<int64_t>(i + 1)}}};
+    auto record = AstProgramAsRecord(plugins, (*programs)[i], std::move(provenance));
+    if (!record.ok()) return record.status().WithContext(fmt::format("{}: program {}", file, i + 1));
+    records.push_back(std::move(*record));
+  }
+  return records;
+}
+
+Expected<std::vector<Record>> MetaScheduleRecords(const PluginSet& plugins, const std::string& dir,
+                                                  const ExportOptions& options) {
+  namespace fs = std::filesystem;
+  char scratch[] = "/tmp/ucmoh-metaschedule.XXXXXX";
+  if (!mkdtemp(scratch)) return Status::IOError("cannot make a scratch directory in /tmp");
+  const std::string programs = std::string(scratch) + "/programs.jsonl";
+  Status exported = ExportMetaScheduleDatabase(dir, programs, options);
+  auto records = exported.ok() ? AstRecords(plugins, programs, fs::absolute(dir).string(), "metaschedule")
+                               : Expected<std::vector<Record>>(exported);
+  std::error_code ignored;
+  fs::remove_all(scratch, ignored);
+  return records;
+}
+
+Expected<std::vector<Record>> ImportOne(const PluginSet& plugins, const ImportArgs& args, const std::string& file) {
+  if (args.format == "ast") return AstRecords(plugins, file, file, "ast");
+  if (args.format == "metaschedule") return MetaScheduleRecords(plugins, file, args.metaschedule);
+  auto importer = ImporterFor(plugins, args.format);
+  if (!importer.ok()) return importer.status();
+  return (*importer)->plugin->Import(args.format, file);
+}
+
 int RunImport(const GlobalOptions& global, const ImportArgs& args) {
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
-  auto importer = ImporterFor(**plugins, args.format);
-  if (!importer.ok()) return Fail(importer.status());
   std::vector<Record> all;
   for (const auto& file : args.files) {
-    auto records = (*importer)->plugin->Import(args.format, file);
+    auto records = ImportOne(**plugins, args, file);
     if (!records.ok()) return Fail(records.status());
     fmt::print(stderr, "{}: {} records\n", file, records->size());
     all.insert(all.end(), records->begin(), records->end());
@@ -49,8 +98,12 @@ int RunImport(const GlobalOptions& global, const ImportArgs& args) {
 Command AddImportCommand(CLI::App& app, const GlobalOptions& global) {
   auto* sub = app.add_subcommand("import", "Convert foreign measurement files (e.g. CUTLASS profiler CSV) to records");
   auto args = std::make_shared<ImportArgs>();
-  sub->add_option("format", args->format, "Importer name, e.g. cutlass")->required();
-  sub->add_option("files", args->files, "Files to import")->required()->check(CLI::ExistingFile);
+  sub->add_option("format", args->format, "Importer: a plugin's (e.g. cutlass), ast, or metaschedule")->required();
+  sub->add_option("files", args->files, "Files to import (metaschedule: database directories)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  sub->add_option("--python", args->metaschedule.python,
+                  "metaschedule: the Python with TVM (default: $UCMOH_PYTHON, else python3)");
   sub->add_option("-o,--output", args->output, "Records file to write (JSON Lines)")->required();
   return {sub, [&global, args]() { return RunImport(global, *args); }};
 }

@@ -37,6 +37,12 @@ struct AstProgram {
 // The AST form of a record: its lowering, task, hardware and latency.
 Expected<AstProgram> RecordAsAstProgram(const PluginSet& plugins, const Record& record);
 
+// A measured program as a record of its intrinsic's target (Record::ast):
+// task key, hardware and latency become the record's, the rest of the AST is
+// kept verbatim, and its template inputs double as the schedule. Refuses a
+// program without a latency (scoring sets are not records).
+Expected<Record> AstProgramAsRecord(const PluginSet& plugins, const AstProgram& program, Provenance provenance);
+
 // Writes every field (template values are not written: the plugin computes them).
 nlohmann::json AstProgramToJson(const AstProgram& program);
 

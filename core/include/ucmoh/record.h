@@ -40,12 +40,20 @@ struct Record {
   LatencyStats latency;
   Provenance provenance;
   HardwareParams hardware;  // the machine the latency was measured on
+  // The program itself, as AST JSON (docs/ast-json.md: "intrinsic",
+  // "template_inputs", "buffers", "body"), for programs that no plugin's
+  // schedule family describes: imported from a compiler (`registry import
+  // metaschedule` / `import ast`). The record's task, hardware and latency
+  // complete it; `schedule` repeats its template inputs for reading. Empty:
+  // the plugin lowers task + schedule.
+  std::string ast;
 };
 
 // A stable identity of the program a record measured (target, intrinsic,
 // task key, canonical schedule, the hardware it ran on): resumable
 // measurement skips records whose program key is already present, and the
-// same program measured on two machines is two records.
+// same program measured on two machines is two records. Records with an AST
+// add a digest of it (their schedule alone need not tell programs apart).
 std::string ProgramKey(const Record& record);
 
 }  // namespace ucmoh

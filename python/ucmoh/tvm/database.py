@@ -1,0 +1,79 @@
+"""A MetaSchedule JSON database -> AST JSON Lines (docs/ast-json.md).
+
+    python -m ucmoh.tvm.database WORK_DIR [-o programs.jsonl]
+
+Replays every tuning record's trace on its workload to get the scheduled
+TIR, converts it (tir_to_ast) on the record's target, and writes one AST per
+measured record with latency_s = the mean of its run_secs and task =
+metaschedule.<function>.<workload hash>.<intrinsic>. Failed runs are not
+latencies: they are counted, not written; records the converter refuses are
+counted by reason. Both counts go to stderr. `registry import metaschedule`
+runs this and turns the ASTs into records.
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+
+import numpy as np
+import tvm
+import tvm.s_tir.meta_schedule as ms
+
+from .intrinsics import UnsupportedTIR
+from .tir_to_ast import tir_to_ast
+
+# MetaSchedule stores failed builds and runs with this sentinel latency.
+_FAILED_SECONDS = 1e9
+
+
+def measured_programs(work_dir, summary):
+    """(AST dict, latency) of every measured record; counts the rest in `summary`."""
+    for name in ("database_workload.json", "database_tuning_record.json"):
+        if not os.path.exists(os.path.join(work_dir, name)):
+            raise FileNotFoundError(f"{work_dir}: no {name} (not a MetaSchedule JSON database)")
+    db = ms.database.JSONDatabase(work_dir=work_dir)
+    for record in db.get_all_tuning_records():
+        seconds = [float(s) for s in (record.run_secs or [])]
+        if not seconds or max(seconds) >= _FAILED_SECONDS:
+            summary["failed runs (not latencies)"] += 1
+            continue
+        sch = tvm.s_tir.Schedule(record.workload.mod)
+        record.trace.apply_to_schedule(sch, remove_postproc=False)
+        (name, func), = sch.mod.functions.items()
+        try:
+            ast = tir_to_ast(func, record.target)
+        except UnsupportedTIR as e:
+            summary[f"refused: {e}"] += 1
+            continue
+        ast["task"] = f"metaschedule.{name.name_hint}.{int(record.workload.as_json()[0]):016x}.{ast['intrinsic']}"
+        ast["latency_s"] = float(np.mean(seconds))
+        summary["programs"] += 1
+        yield ast
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("work_dir")
+    p.add_argument("-o", "--output", help="AST JSON Lines to write (default: stdout)")
+    args = p.parse_args(argv)
+    summary = collections.Counter()
+    try:
+        lines = [json.dumps(ast, separators=(",", ":")) for ast in measured_programs(args.work_dir, summary)]
+    except FileNotFoundError as e:
+        print(f"ucmoh.tvm.database: {e}", file=sys.stderr)
+        return 1
+    text = "".join(line + "\n" for line in lines)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    details = ", ".join(f"{n} {what}" for what, n in sorted(summary.items()) if what != "programs")
+    print(f"{args.work_dir}: {summary['programs']} measured programs (TVM {tvm.__version__})"
+          + (f"; {details}" if details else ""), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
