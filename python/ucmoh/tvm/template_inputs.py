@@ -15,33 +15,56 @@ def _extent(loops):
     return int(np.prod([int(l.extent.value) for l in loops])) if loops else 1
 
 
-def _changes(loop, value_expr_of_block, realize):
-    """Whether stepping `loop` changes the block binding selected by `value_expr_of_block`."""
-    from .tir_to_ast import evaluate, id_of
-    var = id_of(loop.loop_var)
-    return any(evaluate(v, {var: 1}) != evaluate(v, {var: 0}) for v in value_expr_of_block(realize))
+def _vars_in(expr):
+    """Ids of the variables an index expression reads."""
+    from .tir_to_ast import id_of
+    name = type(expr).__name__
+    if name == "Var":
+        return {id_of(expr)}
+    return set().union(*[_vars_in(getattr(expr, f)) for f in ("a", "b", "value") if hasattr(expr, f)] or [set()])
 
 
-def _reduction_values(realize):
-    return [v for iv, v in zip(realize.block.iter_vars, realize.iter_values) if int(iv.iter_type) == 2]
+class _Bindings:
+    """Which loop variables feed a block's reduction iterators, and which the
+    iterators indexing the last axis of its output (read once per block: the
+    converter asks for every loop of every candidate)."""
+
+    def __init__(self, realize):
+        from .tir_to_ast import id_of
+        block = realize.block
+        last = _vars_in(block.writes[0].region[-1].min)
+        self.reduction, self.last_axis = set(), set()
+        for iv, value in zip(block.iter_vars, realize.iter_values):
+            loops = _vars_in(value)
+            if int(iv.iter_type) == 2:
+                self.reduction |= loops
+            if id_of(iv.var) in last:
+                self.last_axis |= loops
 
 
-def _is_reduction(loop, realize):
-    return _changes(loop, _reduction_values, realize)
+def _is_reduction(loop, bindings):
+    from .tir_to_ast import id_of
+    return id_of(loop.loop_var) in bindings.reduction
+
+
+def _along_last_axis(loop, bindings):
+    from .tir_to_ast import id_of
+    return id_of(loop.loop_var) in bindings.last_axis
 
 
 def gemm_inputs(c):
     """cpu_gemm's inputs from the nest of the block with the most reduction loops."""
     from .tir_to_ast import buffer_of
-    loops, realize, tensor = max(c.computes, key=lambda b: len([l for l in b[0] if _is_reduction(l, b[1])]))
-    reduction = [l for l in loops if _is_reduction(l, realize)]
+    nests = [(loops, realize, tensor, _Bindings(realize)) for loops, realize, tensor in c.computes]
+    loops, realize, tensor, bindings = max(nests, key=lambda n: len([l for l in n[0] if _is_reduction(l, n[3])]))
+    reduction = [l for l in loops if _is_reduction(l, bindings)]
     inner = loops[loops.index(reduction[-1]) + 1:] if reduction else []
     vector = [l for l in loops if int(l.kind) == 2]
     parallel = [l for l in loops if int(l.kind) == 1]
     cores = int(c.target.attrs.get("num-cores", 1) or 1)
     lanes, k_per_call = (tensor.lanes, tensor.k_per_call) if tensor else (c.lanes, 1)
     if tensor:  # one call covers `lanes` outputs; inner loops along the output's last axis add vectors
-        along_n = [l for l in inner if _changes(l, lambda r: _last_output_index(r), realize)]
+        along_n = [l for l in inner if _along_last_axis(l, bindings)]
         mr, nr_vec = _extent([l for l in inner if l not in along_n]), _extent(along_n)
         nc = nr_vec * lanes
     else:
@@ -58,25 +81,10 @@ def gemm_inputs(c):
             "threads": max(1, min(_extent(parallel), cores))}
 
 
-def _last_output_index(realize):
-    """The bindings of the block iterators that index the last axis of its output."""
-    from .tir_to_ast import id_of
-    last = realize.block.writes[0].region[-1].min
-    names = _vars_in(last)
-    return [v for iv, v in zip(realize.block.iter_vars, realize.iter_values) if id_of(iv.var) in names]
-
-
-def _vars_in(expr):
-    from .tir_to_ast import id_of
-    name = type(expr).__name__
-    if name == "Var":
-        return {id_of(expr)}
-    return set().union(*[_vars_in(getattr(expr, f)) for f in ("a", "b", "value") if hasattr(expr, f)] or [set()])
-
-
 def tensorcore_inputs(c):
     """tensorcore's inputs: threads, warp tile, stages, shared and register bytes, alignment."""
     loops, realize, tensor = c.computes[-1]
+    bindings = _Bindings(realize)
     threads = {}
     for l in _all_loops(c):
         if int(l.kind) == 4 and str(l.thread_binding.thread_tag).startswith("threadIdx"):
@@ -84,8 +92,8 @@ def tensorcore_inputs(c):
             threads[tag] = max(threads.get(tag, 1), int(l.extent.value))
     bound = [i for i, l in enumerate(loops) if int(l.kind) == 4]
     per_warp = loops[bound[-1] + 1:] if bound else loops
-    spatial = [l for l in per_warp if not _is_reduction(l, realize)]
-    along_n = [l for l in spatial if _changes(l, _last_output_index, realize)]
+    spatial = [l for l in per_warp if not _is_reduction(l, bindings)]
+    along_n = [l for l in spatial if _along_last_axis(l, bindings)]
     tile = (16, 16)  # every TVM tensor-core intrinsic (wmma 16x16x16, mma as two m16n8 calls) writes 16 x 16
     warp_m, warp_n = _extent([l for l in spatial if l not in along_n]) * tile[0], _extent(along_n) * tile[1]
     block_threads = int(np.prod(list(threads.values()))) if threads else 32
