@@ -165,6 +165,35 @@ class CpuIntrinsics(unittest.TestCase):
         self.check_dot_product(tir_to_ast(int8_dense("int8", 4, 4, "dot_4x4_i8i8s32_sdot"), ARM), "arm.sdot", 4, 4)
 
 
+class Epilogues(unittest.TestCase):
+    def test_fused_bias_and_relu_are_their_loads_and_stores(self):
+        x = te.placeholder((64, 64), "float32", name="X")
+        w = te.placeholder((64, 64), "float32", name="W")
+        bias = te.placeholder((64,), "float32", name="bias")
+        k = te.reduce_axis((0, 64), "k")
+        y = te.compute((64, 64), lambda i, j: te.sum(x[i, k] * w[j, k], axis=k), name="Y")
+        z = te.compute((64, 64), lambda i, j: te.max(y[i, j] * 0.5 + bias[j], tvm.tirx.const(0, "float32")), name="Z")
+        ast = tir_to_ast(te.create_prim_func([x, w, bias, z]), AVX2)
+        stages = [s for _, s in walk(ast["body"])]
+        self.assertEqual([s["intrinsic"] for s in stages if s["kind"] == "compute"], ["x86.avx2"])  # only Y's
+        self.assertEqual([s["name"] for s in stages if s["name"].endswith("_Z") or s["name"] == "load_bias"],
+                         ["load_bias", "store_Z"])
+
+    def test_padding_is_a_copy_with_a_condition(self):
+        data = te.placeholder((1, 8, 8, 4), "float32", name="I")
+        padded = te.compute((1, 10, 10, 4), lambda n, h, w, c: tvm.tirx.if_then_else(
+            tvm.tirx.all(h >= 1, h < 9, w >= 1, w < 9), data[n, h - 1, w - 1, c], tvm.tirx.const(0.0, "float32")),
+            name="pad")
+        weight = te.placeholder((3, 3, 4, 8), "float32", name="F")
+        r, s_, c = te.reduce_axis((0, 3), "r"), te.reduce_axis((0, 3), "s"), te.reduce_axis((0, 4), "c")
+        out = te.compute((1, 8, 8, 8), lambda n, h, w, f: te.sum(padded[n, h + r, w + s_, c] * weight[r, s_, c, f],
+                                                                 axis=[r, s_, c]), name="O")
+        ast = tir_to_ast(te.create_prim_func([data, weight, out]), AVX2)
+        names = [s["name"] for _, s in walk(ast["body"])]
+        self.assertEqual(names[:2], ["load_I", "store_pad"])
+        self.assertEqual(len([n for n in names if n == "O"]), 1)
+
+
 class GpuIntrinsics(unittest.TestCase):
     def test_cuda_wmma(self):
         a = te.placeholder((256, 256), "float16", name="A")
@@ -236,10 +265,16 @@ class Refusals(unittest.TestCase):
     def test_neon_int8_without_dotprod_has_no_intrinsic(self):
         self.assertIn("llvm.aarch64.neon.smull", self.refused(int8_dense("int8", 4, 4, "dot_4x4_i8i8s32_neon"), ARM))
 
-    def test_other_computations(self):
+    def test_reductions_other_than_multiply_accumulate(self):
+        a = te.placeholder((64, 64), "float32", name="A")
+        k = te.reduce_axis((0, 64), "k")
+        row_max = te.compute((64,), lambda i: te.max(a[i, k], axis=k), name="row_max")
+        self.assertIn("block 'row_max': a reduction computing Max", self.refused(te.create_prim_func([a, row_max]), AVX2))
+
+    def test_unknown_calls_in_an_epilogue(self):
         a = te.placeholder((64,), "float32", name="A")
-        relu = te.compute((64,), lambda i: te.max(a[i], tvm.tirx.const(0, "float32")), name="relu")
-        self.assertIn("block 'relu': computes Max", self.refused(te.create_prim_func([a, relu]), AVX2))
+        b = te.compute((64,), lambda i: tvm.tirx.call_extern("float32", "my_activation", a[i]), name="act")
+        self.assertIn("block 'act': calls tirx.call_extern", self.refused(te.create_prim_func([a, b]), AVX2))
 
     def test_cuda_cores(self):
         self.assertIn("scalar multiply-accumulate on CUDA cores", self.refused(blocked(matmul(64)), CUDA))

@@ -73,6 +73,28 @@ def _contiguous_elements(extents, shape):
     return elements
 
 
+_ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Max", "Min", "Cast", "Select", "BufferLoad",
+                "TensorLoad", "FloatImm", "IntImm", "Var", "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or", "Not",
+                "Broadcast", "Ramp"}
+_ELEMENTWISE_CALLS = {"if_then_else", "exp", "tanh", "sigmoid", "sqrt", "rsqrt", "erf", "fabs", "likely"}
+
+
+def _check_elementwise(block, expr):
+    """Refuses, by name, anything in an epilogue that is not plain arithmetic."""
+    name = type(expr).__name__
+    if name == "Call":
+        if expr.op.name.split(".")[-1] not in _ELEMENTWISE_CALLS:  # "tirx.exp", "prim.if_then_else"
+            raise UnsupportedTIR(f"block '{block.name_hint}': calls {expr.op.name}")
+        children = list(expr.args)
+    elif name in _ELEMENTWISE:
+        children = [getattr(expr, f) for f in ("a", "b", "value", "condition", "true_value", "false_value")
+                    if hasattr(expr, f) and hasattr(getattr(expr, f), "same_as")]
+    else:
+        raise UnsupportedTIR(f"block '{block.name_hint}': computes {name}")
+    for child in children:
+        _check_elementwise(block, child)
+
+
 class Converter:
     """Walks one PrimFunc; `loops` is the stack of enclosing For nodes."""
 
@@ -130,8 +152,11 @@ class Converter:
         return stages
 
     def classify(self, block):
-        """'fma' (C = C + A * B, casts allowed), 'copy' (X = Y, or a tensor-core
-        fragment load / store), 'init' (X = constant, or a fragment fill)."""
+        """'fma' (a reduction C = C + A * B, casts allowed), 'copy' (X = Y, or a
+        tensor-core fragment load / store), 'init' (X = constant, or a fragment
+        fill), 'elementwise' (a fused epilogue or padding: arithmetic of loads and
+        constants without a reduction; it has no intrinsic, so it is its loads
+        and stores)."""
         ops = {c.op.name for c in calls_in(block.body)}
         if ops & COPY_CALLS:
             return "copy"
@@ -144,13 +169,17 @@ class Converter:
         while type(value).__name__ == "Cast":
             value = value.value
         kind = type(value).__name__
-        if kind == "Add" and "Mul" in (type(value.a).__name__, type(value.b).__name__):
-            return "fma"
+        reduces = any(int(iv.iter_type) == 2 for iv in block.iter_vars)
+        if reduces:
+            if kind == "Add" and "Mul" in (type(value.a).__name__, type(value.b).__name__):
+                return "fma"
+            raise UnsupportedTIR(f"block '{block.name_hint}': a reduction computing {kind}, not a multiply-accumulate")
         if kind in ("BufferLoad", "TensorLoad"):
             return "copy"
         if kind in ("FloatImm", "IntImm"):
             return "init"
-        raise UnsupportedTIR(f"block '{block.name_hint}': computes {kind}, not a multiply-accumulate or a copy")
+        _check_elementwise(block, value)
+        return "elementwise"
 
     def compute(self, block, realize, tensor, width):
         if tensor is None and self.gpu:
