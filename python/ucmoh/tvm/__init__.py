@@ -16,7 +16,8 @@ is refused (UnsupportedTIR, naming the construct: never silently dropped).
 """
 from .builder import LocalBuilder
 from .cost_model import CostModel
-from .intrinsics import TensorCall, UnsupportedTIR, vector_intrinsic
+from .intrinsics import TensorCall, vector_intrinsic
+from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
 
 __all__ = ["CostModel", "LocalBuilder", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]

@@ -20,7 +20,7 @@ import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 
-from .intrinsics import UnsupportedTIR
+from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
 
 # MetaSchedule stores failed builds and runs with this sentinel latency.

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 
 import tvm
 
-
-class UnsupportedTIR(ValueError):
-    """A TIR construct the converter does not understand (its message names it)."""
+from .tir_exprs import UnsupportedTIR, buffer_of, calls_in
 
 
 @dataclass(frozen=True)
@@ -66,24 +64,6 @@ def vector_intrinsic(target):
     return "x86.avx2", 8
 
 
-def calls_in(node):
-    """Every Call under a statement or expression (TVM 0.27 has no Python stmt_functor)."""
-    name = type(node).__name__
-    if name == "Call":
-        yield node
-        for a in node.args:
-            yield from calls_in(a)
-        return
-    if name in ("SeqStmt",):
-        for s in node.seq:
-            yield from calls_in(s)
-        return
-    for field in ("value", "a", "b", "body", "then_case", "else_case", "condition", "base", "block"):
-        child = getattr(node, field, None) if name not in ("IntImm", "FloatImm", "StringImm", "Var") else None
-        if child is not None and hasattr(child, "same_as"):
-            yield from calls_in(child)
-
-
 def tensor_call(block, dtype_of):
     """The TensorCall of a tensorized block, or None for a scalar block.
     `dtype_of(buffer)` gives a buffer's UCMoH dtype."""
@@ -114,8 +94,8 @@ def _llvm_call(block, call):
 
 
 def _wmma_call(block, dtype_of):
-    reads = [r.source if hasattr(r, "source") else r.buffer for r in block.reads]
-    accumulator = block.writes[0].source if hasattr(block.writes[0], "source") else block.writes[0].buffer
+    reads = [buffer_of(r) for r in block.reads]
+    accumulator = buffer_of(block.writes[0])
     operand = next(b for b in reads if not b.same_as(accumulator))
     types = (dtype_of(operand), dtype_of(accumulator))
     if types not in _WMMA_AS:

@@ -10,18 +10,12 @@ says which ones are approximations.
 """
 import numpy as np
 
+from .intrinsics import DTYPES
+from .tir_exprs import buffer_of, id_of, vars_in
+
 
 def _extent(loops):
     return int(np.prod([int(l.extent.value) for l in loops])) if loops else 1
-
-
-def _vars_in(expr):
-    """Ids of the variables an index expression reads."""
-    from .tir_to_ast import id_of
-    name = type(expr).__name__
-    if name == "Var":
-        return {id_of(expr)}
-    return set().union(*[_vars_in(getattr(expr, f)) for f in ("a", "b", "value") if hasattr(expr, f)] or [set()])
 
 
 class _Bindings:
@@ -30,12 +24,11 @@ class _Bindings:
     converter asks for every loop of every candidate)."""
 
     def __init__(self, realize):
-        from .tir_to_ast import id_of
         block = realize.block
-        last = _vars_in(block.writes[0].region[-1].min)
+        last = vars_in(block.writes[0].region[-1].min)
         self.reduction, self.last_axis = set(), set()
         for iv, value in zip(block.iter_vars, realize.iter_values):
-            loops = _vars_in(value)
+            loops = vars_in(value)
             if int(iv.iter_type) == 2:
                 self.reduction |= loops
             if id_of(iv.var) in last:
@@ -43,18 +36,15 @@ class _Bindings:
 
 
 def _is_reduction(loop, bindings):
-    from .tir_to_ast import id_of
     return id_of(loop.loop_var) in bindings.reduction
 
 
 def _along_last_axis(loop, bindings):
-    from .tir_to_ast import id_of
     return id_of(loop.loop_var) in bindings.last_axis
 
 
 def gemm_inputs(c):
     """cpu_gemm's inputs from the nest of the block with the most reduction loops."""
-    from .tir_to_ast import buffer_of
     nests = [(loops, realize, tensor, _Bindings(realize)) for loops, realize, tensor in c.computes]
     loops, realize, tensor, bindings = max(nests, key=lambda n: len([l for l in n[0] if _is_reduction(l, n[3])]))
     reduction = [l for l in loops if _is_reduction(l, bindings)]
@@ -106,7 +96,6 @@ def tensorcore_inputs(c):
 
 
 def _write_name(realize):
-    from .tir_to_ast import buffer_of
     return buffer_of(realize.block.writes[0]).name
 
 
@@ -126,8 +115,6 @@ def _stages(loop):
 def _shared_bytes(c):
     """Each copy into shared memory: what one thread block writes per iteration of the
     loop that carries it (the pipelined loop, times its stages, or the grid)."""
-    from .tir_to_ast import buffer_of
-    from .intrinsics import DTYPES
     total = 0
     for loops, realize, width in c.copies:
         buffer = buffer_of(realize.block.writes[0])
@@ -146,7 +133,6 @@ def _shared_bytes(c):
 
 def _alignment(c):
     """Elements per vector load of the copies from global memory (CUTLASS's alignment)."""
-    from .tir_to_ast import buffer_of
     widths = [width for _, realize, width in c.copies
               if any(c.buffers[buffer_of(r).name]["scope"] == "global" for r in realize.block.reads)]
     return min(widths) if widths else 1

@@ -9,37 +9,13 @@ refused with UnsupportedTIR naming it, never dropped.
 """
 import numpy as np
 
-from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, UnsupportedTIR, calls_in, tensor_call, vector_intrinsic
+from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, tensor_call, vector_intrinsic
+from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, evaluate, id_of
 from .template_inputs import gemm_inputs, tensorcore_inputs
 
 _CPU_LOOPS = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
 _THREAD_TAGS = {"blockIdx": "gpu_grid", "threadIdx.x": "gpu_thread", "threadIdx.y": "gpu_warp",
                 "threadIdx.z": "gpu_warp", "vthread": "serial"}
-
-
-def id_of(var):
-    return var.name + "#" + str(var.__hash__())
-
-
-def evaluate(expr, env):
-    """An integer index expression under loop values `env` (absent vars are 0)."""
-    name = type(expr).__name__
-    if name == "IntImm":
-        return int(expr.value)
-    if name == "Var":
-        return env.get(id_of(expr), 0)
-    binary = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
-              "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
-    if name in binary:
-        return binary[name](evaluate(expr.a, env), evaluate(expr.b, env))
-    if name == "Cast":
-        return evaluate(expr.value, env)
-    raise UnsupportedTIR(f"index expression '{expr}' ({name})")
-
-
-def buffer_of(region):
-    """The buffer of a block's read or write region (TVM 0.27: TensorRegion.source)."""
-    return region.source if hasattr(region, "source") else region.buffer
 
 
 def loop_kind(loop):
@@ -55,11 +31,6 @@ def loop_kind(loop):
     if "software_pipeline_stage" in loop.annotations:
         return "pipelined"
     return _CPU_LOOPS[kind]
-
-
-def pipeline_stages(loop):
-    stages = loop.annotations.get("software_pipeline_stage")
-    return max(int(s) for s in stages) + 1 if stages else 1
 
 
 def _contiguous_elements(extents, shape):

@@ -1,0 +1,61 @@
+"""Reading TIR from Python (TVM 0.27 exposes no stmt_functor or arith to Python):
+variables, integer index expressions, the buffer of a region, the calls under
+a node. Shared by the converter, the intrinsic recognizer and the template
+inputs."""
+
+
+class UnsupportedTIR(ValueError):
+    """A TIR construct the converter does not understand (its message names it)."""
+
+
+def id_of(var):
+    return var.name + "#" + str(var.__hash__())
+
+
+def evaluate(expr, env):
+    """An integer index expression under loop values `env` (absent vars are 0)."""
+    name = type(expr).__name__
+    if name == "IntImm":
+        return int(expr.value)
+    if name == "Var":
+        return env.get(id_of(expr), 0)
+    binary = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+              "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
+    if name in binary:
+        return binary[name](evaluate(expr.a, env), evaluate(expr.b, env))
+    if name == "Cast":
+        return evaluate(expr.value, env)
+    raise UnsupportedTIR(f"index expression '{expr}' ({name})")
+
+
+def buffer_of(region):
+    """The buffer of a block's read or write region (TVM 0.27: TensorRegion.source)."""
+    return region.source if hasattr(region, "source") else region.buffer
+
+
+def vars_in(expr):
+    """Ids of the variables an index expression reads."""
+    name = type(expr).__name__
+    if name == "Var":
+        return {id_of(expr)}
+    return set().union(*[vars_in(getattr(expr, f)) for f in ("a", "b", "value") if hasattr(expr, f)] or [set()])
+
+
+def calls_in(node):
+    """Every Call under a statement or expression (TVM 0.27 has no Python stmt_functor)."""
+    name = type(node).__name__
+    if name == "Call":
+        yield node
+        for a in node.args:
+            yield from calls_in(a)
+        return
+    if name in ("SeqStmt",):
+        for s in node.seq:
+            yield from calls_in(s)
+        return
+    for field in ("value", "a", "b", "body", "then_case", "else_case", "condition", "base", "block"):
+        child = getattr(node, field, None) if name not in ("IntImm", "FloatImm", "StringImm", "Var") else None
+        if child is not None and hasattr(child, "same_as"):
+            yield from calls_in(child)
+
+
