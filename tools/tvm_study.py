@@ -125,6 +125,25 @@ def zero_shot(workload, seed, rows, args):
             "zero_shot_pca": pairwise_accuracy(scores, [p["latency_s"] for p in programs])}
 
 
+def learned(args):
+    """PCA of the pulled model (before) and of `args.after` (the version that
+    learned the seed-0 databases) on each workload's seed-1 candidates."""
+    rows = [json.loads(line) for line in open(os.path.join(args.out, "results.jsonl"))]
+    seed = int(args.seeds.split(",")[-1])
+    before = ucmoh.open(args.pulled, None, plugins=args.plugins)
+    after = ucmoh.open(args.after, None, plugins=args.plugins)
+    with open(os.path.join(args.out, "learned.jsonl"), "w") as f:
+        for workload in args.workloads.split(","):
+            programs = [p for r in rows if r["workload"] == workload and r["seed"] == seed and "database" in r
+                        for p in measured_programs(r["database"], collections.Counter())]
+            latencies = [p["latency_s"] for p in programs]
+            row = {"workload": workload, "seed": seed, "candidates": len(programs),
+                   "pca_before": pairwise_accuracy(before.score(programs), latencies),
+                   "pca_after": pairwise_accuracy(after.score(programs), latencies)}
+            f.write(json.dumps(row) + "\n")
+            print(f"{workload}: PCA {row['pca_before']:.3f} -> {row['pca_after']:.3f} on {len(programs)} candidates")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--pulled", required=True, help="directory written by `registry pull`")
@@ -138,7 +157,10 @@ def main():
     p.add_argument("--population", type=int, default=256)
     p.add_argument("--xgb-warmup", type=int, default=16)
     p.add_argument("--cores", type=int, default=1)
+    p.add_argument("--after", help="a pulled version that learned the first seed's databases: compare, do not tune")
     args = p.parse_args()
+    if args.after:
+        return learned(args)
     target = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": args.cores})
     path = os.path.join(args.out, "results.jsonl")
     rows = [json.loads(line) for line in open(path)] if os.path.exists(path) else []

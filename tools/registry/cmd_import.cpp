@@ -44,12 +44,12 @@ Expected<std::vector<Record>> AstRecords(const PluginSet& plugins, const std::st
   auto text = ReadFileBytes(file);
   if (!text.ok()) return text.status();
   auto programs = ParseAstPrograms(*text, plugins);
-  if (!programs.ok()) return programs.status().WithContext(file);
+  if (!programs.ok()) return programs.status().WithContext(source);
   std::vector<Record> records;
   for (size_t i = 0; i < programs->size(); ++i) {
     Provenance provenance{"imported", source, {{"format", format}, {"program", static_cast<int64_t>(i + 1)}}};
     auto record = AstProgramAsRecord(plugins, (*programs)[i], std::move(provenance));
-    if (!record.ok()) return record.status().WithContext(fmt::format("{}: program {}", file, i + 1));
+    if (!record.ok()) return record.status().WithContext(fmt::format("{}: program {}", source, i + 1));
     records.push_back(std::move(*record));
   }
   return records;
