@@ -84,6 +84,8 @@ class TrialLog(PyMeasureCallback):
 def _cost_model(kind, args, target):
     if kind == "ucmoh":
         return CostModel(args.pulled, None, target, plugins=args.plugins)
+    if kind == "ucmoh-learned":  # the version tools/tvm-study-learn made from the first seed's databases
+        return CostModel(args.learned, None, target, plugins=args.plugins)
     if kind == "xgb":
         return ms.cost_model.XGBModel(num_warmup_samples=args.xgb_warmup, num_tuning_cores=args.cores)
     return "random"
@@ -104,7 +106,7 @@ def tune_once(workload, kind, seed, args, target):
     wall = time.perf_counter() - start
     row = {"workload": workload, "model": kind, "seed": seed, "trials": args.trials, "latencies": log.latencies,
            "wall_s": wall, "database": work}
-    if kind == "ucmoh":
+    if kind.startswith("ucmoh"):
         row.update(cost_model_s=model.seconds, predict_s=model.predict_seconds, update_s=model.update_seconds,
                    predicted=model.predicted, measured=model.measured)
     return row
@@ -158,6 +160,7 @@ def main():
     p.add_argument("--xgb-warmup", type=int, default=16)
     p.add_argument("--cores", type=int, default=1)
     p.add_argument("--after", help="a pulled version that learned the first seed's databases: compare, do not tune")
+    p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     args = p.parse_args()
     if args.after:
         return learned(args)

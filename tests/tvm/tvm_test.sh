@@ -31,8 +31,22 @@ imported=$(wc -l < "$work/tuned.jsonl")
 [[ $imported -ge 4 && $imported -eq $measured ]] || { echo "FAIL: imported $imported records of $measured measured"; exit 1; }
 "$registry" features "$work/tuned.jsonl" | grep -E '^x86\.avx2 +[0-9]+ +0 ' || { echo "FAIL: imported records do not featurize"; exit 1; }
 "$registry" --db "$work/registry.db" records add "$work/tuned.jsonl" > /dev/null
-"$registry" --db "$work/registry.db" add-intrinsic x86.avx2 --relearn --epochs 1 | tee "$work/add.txt"
+"$registry" --db "$work/registry.db" add-intrinsic x86.avx2 --relearn --epochs 1 --rehearsal 4000 | tee "$work/add.txt"
 grep -q "version 3" "$work/add.txt" || { echo "FAIL: add-intrinsic from the imported records made no version 3"; exit 1; }
+# A pulled model whose forgetting state holds AST records updates like any other.
+"$registry" --db "$work/registry.db" pull ucmoh@3 -o "$work/pulled" > /dev/null
+grep -q '"ast":' "$work/pulled/forgetting/rehearsal.jsonl" || { echo "FAIL: no AST record in the rehearsal sample"; exit 1; }
+UCMOH_LIBRARY=$build/lib/libucmoh.so PYTHONPATH=$src/python "$py" - "$work/pulled" "$work/tuned.jsonl" "$src/plugins.json" <<'PY'
+import sys, ucmoh
+pulled, records, plugins = sys.argv[1:]
+with ucmoh.open(pulled, plugins=plugins) as model:
+    text = open(records).read()
+    before = model.score(text, format="records")
+    model.update(text, epochs=1, format="records")
+    assert model.info["updates"] == 1, model.info
+    assert (model.score(text, format="records") != before).any(), "the update changed nothing"
+print("pulled model with AST rehearsal records: updated")
+PY
 # Not a database: one line naming it, a non-zero exit, no output file.
 if "$registry" import metaschedule "$work" --python "$py" -o "$work/none.jsonl" 2> "$work/err.txt"; then
   echo "FAIL: importing a directory that is not a MetaSchedule database succeeded"; exit 1
