@@ -1,5 +1,6 @@
-// The online update (online_update.h) replays a bounded, batch-dependent
-// sample of each learned intrinsic's rehearsal programs, and is a function of
+// The online update (online_update.h) replays a sample of each learned
+// intrinsic's rehearsal programs proportional to the measured batch (bounded
+// below) and dependent on it, and is a function of
 // its inputs: the same batch gives bit-identical weights (the registry and a
 // pulled model rely on that), another batch replays other programs.
 #include <gtest/gtest.h>
@@ -72,8 +73,13 @@ TEST(OnlineUpdate, ReplaysABoundedSampleOfEachIntrinsic) {
   auto r = OnlineUpdate(capped, state, KeyedSet(1, 8, "batch-a", 1), o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->measured_programs, 8);
-  EXPECT_EQ(r->replayed_programs, o.replay_per_intrinsic);
-  o.replay_per_intrinsic = 0;
+  EXPECT_EQ(r->replayed_programs, 8 * o.replay_per_measured) << "8 per measured program";
+  o.replay_per_measured = 1;
+  CostModel floor = base.Clone();
+  r = OnlineUpdate(floor, state, KeyedSet(1, 8, "batch-a", 1), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->replayed_programs, o.min_replay_per_intrinsic) << "never fewer than the minimum";
+  o.replay_per_measured = 0;
   CostModel whole = base.Clone();
   r = OnlineUpdate(whole, state, KeyedSet(1, 8, "batch-a", 1), o);
   ASSERT_TRUE(r.ok()) << r.status().message();

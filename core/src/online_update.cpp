@@ -3,6 +3,7 @@
 // validation (a tuning run's few measurements are all worth training on).
 #include "ucmoh/online_update.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "ucmoh/ewc.h"
@@ -32,13 +33,15 @@ uint64_t BatchSeed(const ProgramSet& measured) {
 
 ProgramSet MeasuredWithReplay(const ProgramSet& measured, const LifelongState& state, const OnlineUpdateOptions& o,
                               int64_t* replayed) {
-  if (o.replay_per_intrinsic <= 0) return WithReplay(measured, state, o.step, replayed);
+  if (o.replay_per_measured <= 0) return WithReplay(measured, state, o.step, replayed);
   ProgramSet train = measured;
   *replayed = 0;
   if (!MethodReplays(o.step.method)) return train;
   const uint64_t seed = BatchSeed(measured);
+  const int per_intrinsic = std::max(o.min_replay_per_intrinsic,
+                                     o.replay_per_measured * static_cast<int>(measured.size()));
   for (const auto& r : state.rehearsal) {
-    ProgramSet sample = r.replay.Subset(SampleProgramIndices(r.replay, o.replay_per_intrinsic, seed));
+    ProgramSet sample = r.replay.Subset(SampleProgramIndices(r.replay, per_intrinsic, seed));
     *replayed += static_cast<int64_t>(sample.size());
     train.Append(sample);
   }

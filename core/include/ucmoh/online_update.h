@@ -18,12 +18,16 @@ struct OnlineUpdateOptions {
   // the epochs below replace step.training.epochs.
   LifelongStepOptions step;
   int epochs = 5;
-  // Per update, at most this many rehearsal programs of each learned
-  // intrinsic are replayed: a sample that changes with the measured batch, so
-  // successive updates see different old programs. A compiler updates every
-  // few trials, and replaying whole samples (256 programs per intrinsic) made
-  // one update of 8 programs cost 18 s; <= 0 replays whole samples.
-  int replay_per_intrinsic = 32;
+  // Per update, each learned intrinsic replays replay_per_measured programs
+  // per measured program (at least min_replay_per_intrinsic, at most its whole
+  // rehearsal sample): a sample that changes with the measured batch, so
+  // successive updates see different old programs. Replaying whole samples
+  // (256 per intrinsic, ten intrinsics) made an update of 8 programs cost 18 s
+  // inside a tuning loop; a flat 32 per intrinsic cost 1 s but let an update
+  // of 34 programs take 0.037 off the held-out ACC (docs/benchmarks.md,
+  // "Online updates"). replay_per_measured <= 0 replays whole samples.
+  int replay_per_measured = 8;
+  int min_replay_per_intrinsic = 32;
 };
 
 struct OnlineUpdateReport {
