@@ -108,7 +108,7 @@ def tune_once(workload, kind, seed, args, target):
            "wall_s": wall, "database": work}
     if kind.startswith("ucmoh"):
         row.update(cost_model_s=model.seconds, predict_s=model.predict_seconds, update_s=model.update_seconds,
-                   predicted=model.predicted, measured=model.measured)
+                   predicted=model.predicted, converted=model.converted, measured=model.measured)
     return row
 
 

@@ -3,6 +3,7 @@ import json
 import time
 
 import numpy as np
+import tvm_ffi
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 
@@ -15,7 +16,7 @@ from .tir_to_ast import tir_to_ast
 class CostModel(PyCostModel):
     """MetaSchedule's cost model interface over a registry version (or a pulled model)."""
 
-    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=5):
+    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=2):
         super().__init__()
         self.path, self.ref, self.plugins = path, ref, plugins
         self.model = ucmoh.open(path, ref, plugins)
@@ -25,14 +26,27 @@ class CostModel(PyCostModel):
         self.update_seconds = 0.0   # conversion and the online update
         self.predicted = 0  # candidates scored
         self.measured = 0   # measured candidates learned from
+        # Evolutionary search scores the same scheduled function again and again
+        # (survivors of each generation, candidates of earlier iterations): its
+        # AST text is kept by structural hash, scores are not (updates change them).
+        self._asts = {}
+        self.converted = 0  # candidates actually converted (the rest came from the cache)
 
     def _program(self, context, candidate):
-        target = self.target or context.target
-        return tir_to_ast(candidate.sch.mod["main"], target, task=str(context.task_name or "tvm"))
+        """The candidate's AST as JSON text."""
+        func = candidate.sch.mod["main"]
+        key = tvm_ffi.structural_hash(func)
+        text = self._asts.get(key)
+        if text is None:
+            target = self.target or context.target
+            text = json.dumps(tir_to_ast(func, target, task=str(context.task_name or "tvm")))
+            self._asts[key] = text
+            self.converted += 1
+        return text
 
     def predict(self, context, candidates):
         start = time.perf_counter()
-        programs = [json.dumps(self._program(context, c)) for c in candidates]
+        programs = [self._program(context, c) for c in candidates]
         scores = self.model.score("\n".join(programs) + "\n") if programs else np.zeros(0, dtype=np.float32)
         self.predicted += len(programs)
         self.predict_seconds += time.perf_counter() - start
@@ -42,7 +56,7 @@ class CostModel(PyCostModel):
         start = time.perf_counter()
         measured = [(c, r) for c, r in zip(candidates, results) if r.run_secs]  # failed runs are not latencies
         if len(measured) >= 2:
-            programs = [json.dumps(self._program(context, c)) for c, _ in measured]
+            programs = [self._program(context, c) for c, _ in measured]
             latencies = [float(np.mean([float(s) for s in r.run_secs])) for _, r in measured]
             self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)
             self.measured += len(measured)
