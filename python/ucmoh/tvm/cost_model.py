@@ -1,4 +1,5 @@
 """CostModel: MetaSchedule's PyCostModel over a registry version or a pulled model."""
+import collections
 import json
 import time
 
@@ -10,6 +11,8 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 import ucmoh
 
 from .tir_to_ast import tir_to_ast
+
+_CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations of a 512-candidate search
 
 
 @derived_object
@@ -29,7 +32,8 @@ class CostModel(PyCostModel):
         # Evolutionary search scores the same scheduled function again and again
         # (survivors of each generation, candidates of earlier iterations): its
         # AST text is kept by structural hash, scores are not (updates change them).
-        self._asts = {}
+        # Least recently used entries go past _CACHED (a few KB each).
+        self._asts = collections.OrderedDict()
         self.converted = 0  # candidates actually converted (the rest came from the cache)
 
     def _program(self, context, candidate):
@@ -37,11 +41,15 @@ class CostModel(PyCostModel):
         func = candidate.sch.mod["main"]
         key = tvm_ffi.structural_hash(func)
         text = self._asts.get(key)
-        if text is None:
-            target = self.target or context.target
-            text = json.dumps(tir_to_ast(func, target, task=str(context.task_name or "tvm")))
-            self._asts[key] = text
-            self.converted += 1
+        if text is not None:
+            self._asts.move_to_end(key)
+            return text
+        target = self.target or context.target
+        text = json.dumps(tir_to_ast(func, target, task=str(context.task_name or "tvm")))
+        self._asts[key] = text
+        if len(self._asts) > _CACHED:
+            self._asts.popitem(last=False)
+        self.converted += 1
         return text
 
     def predict(self, context, candidates):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import tvm
 
-from .tir_exprs import UnsupportedTIR, buffer_of, calls_in
+from .tir_exprs import UnsupportedTIR, buffer_of
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,12 @@ def vector_intrinsic(target):
     return "x86.avx2", 8
 
 
-def tensor_call(block, dtype_of):
-    """The TensorCall of a tensorized block, or None for a scalar block.
-    `dtype_of(buffer)` gives a buffer's UCMoH dtype."""
+def tensor_call(block, calls, dtype_of):
+    """The TensorCall of a tensorized block, or None for a scalar block. `calls`
+    are the Calls under its body (tir_exprs.calls_in); `dtype_of(buffer)` gives
+    a buffer's UCMoH dtype."""
     found = []
-    for call in calls_in(block.body):
+    for call in calls:
         op = call.op.name
         if op in _LLVM_CALLS:
             found.append(_llvm_call(block, call))

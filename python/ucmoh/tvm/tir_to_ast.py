@@ -109,8 +109,9 @@ class Converter:
             return self.nodes(block.body)
         for buffer in block.alloc_buffers:
             self.declare(buffer)
-        tensor = tensor_call(block, self.dtype_of)
-        what = "tensor" if tensor else self.classify(block)
+        calls = list(calls_in(block.body))  # walked once: the intrinsic and the block's kind both read them
+        tensor = tensor_call(block, calls, self.dtype_of)
+        what = "tensor" if tensor else self.classify(block, calls)
         vector = [l for l in self.loops if int(l.kind) == 2]
         width = int(vector[-1].extent.value) if vector else 1
         stages = [self.access("load", r, realize, vector, width) for r in block.reads]
@@ -122,13 +123,13 @@ class Converter:
         stages += [self.access("store", r, realize, vector, width) for r in block.writes]
         return stages
 
-    def classify(self, block):
+    def classify(self, block, calls):
         """'fma' (a reduction C = C + A * B, casts allowed), 'copy' (X = Y, or a
         tensor-core fragment load / store), 'init' (X = constant, or a fragment
         fill), 'elementwise' (a fused epilogue or padding: arithmetic of loads and
         constants without a reduction; it has no intrinsic, so it is its loads
         and stores)."""
-        ops = {c.op.name for c in calls_in(block.body)}
+        ops = {c.op.name for c in calls}
         if ops & COPY_CALLS:
             return "copy"
         if ops & INIT_CALLS:
