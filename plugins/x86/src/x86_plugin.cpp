@@ -5,6 +5,9 @@
 
 #include <utility>
 
+#include "ucmoh/x86/autotvm_importer.h"
+#include "ucmoh/x86/autotvm_lowering.h"
+#include "ucmoh/x86/autotvm_templates.h"
 #include "ucmoh/x86/gemm_driver.h"
 #include "ucmoh/x86/gemm_operands.h"
 #include "ucmoh/x86/host_hardware.h"
@@ -53,6 +56,35 @@ X86Plugin::X86Plugin(HardwareParams hardware)
 
 X86Plugin::~X86Plugin() = default;
 
+Expected<ProgramAst> X86Plugin::Lower(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
+                                     const HardwareParams& hardware) const {
+  if (!IsAutoTvmTask(task)) return CpuGemmPlugin::Lower(task, intrinsic, schedule, hardware);
+  const cpu_gemm::CpuGemmIntrinsic* found = FindIntrinsic(intrinsic);
+  if (!found) return UnknownIntrinsic(intrinsic);
+  auto profile = Profile(intrinsic, hardware);
+  if (!profile.ok()) return profile.status();
+  auto program = AutoTvmProgramOf(task, schedule, found->info);
+  if (!program.ok()) return program.status();
+  return LowerAutoTvm(*program, *profile);
+}
+
+// AutoTVM programs are TVM's to build and run; this plugin only imports them.
+Expected<std::vector<ParamMap>> X86Plugin::SampleSchedules(const Task& task, const std::string& intrinsic,
+                                                           int64_t count, uint64_t seed) const {
+  if (IsAutoTvmTask(task))
+    return Status::Unsupported(task.key + " is an AutoTVM template's task: TVM samples and measures those");
+  return CpuGemmPlugin::SampleSchedules(task, intrinsic, count, seed);
+}
+
+std::vector<std::string> X86Plugin::Importers() const { return {kAutoTvmFormat}; }
+
+Expected<std::vector<Record>> X86Plugin::Import(const std::string& format, const std::string& path) const {
+  if (format != kAutoTvmFormat) return CpuGemmPlugin::Import(format, path);
+  auto imported = ImportAutoTvmLog(path);
+  if (!imported.ok()) return imported.status();
+  return std::move(imported->records);
+}
+
 Status X86Plugin::CanMeasure(const std::string& intrinsic) const {
   if (!FindIntrinsic(intrinsic)) return UnknownIntrinsic(intrinsic);
   const HardwareParams hardware = Target().hardware;
@@ -83,6 +115,8 @@ Expected<std::shared_ptr<GemmOperands>> X86Plugin::OperandsFor(const cpu_gemm::G
 Expected<Record> X86Plugin::Measure(const Task& task, const std::string& intrinsic,
                                     const ParamMap& schedule, const MeasureOptions& options) const {
   UCMOH_RETURN_IF_ERROR(CanMeasure(intrinsic));
+  if (IsAutoTvmTask(task))
+    return Status::Unsupported(task.key + " is an AutoTVM template's task: TVM measures those");
   auto plan = Plan(task, intrinsic, schedule, Target().hardware);
   if (!plan.ok()) return plan.status();
   if (options.threads > 0 && options.threads != plan->schedule.threads) {

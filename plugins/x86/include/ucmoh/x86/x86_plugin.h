@@ -1,5 +1,7 @@
 // Target "x86": the host CPU, with the fp32 FMA (AVX2, AVX-512), VNNI and BF16
-// dot-product intrinsics and the shared blocked-GEMM schedule family.
+// dot-product intrinsics and two schedule families: the shared blocked-GEMM
+// family (cpu_gemm), which it measures, and the AutoTVM x86 templates, which
+// it imports from TVM's tuning logs and lowers (autotvm_templates.h).
 #pragma once
 
 #include <memory>
@@ -20,6 +22,15 @@ class X86Plugin : public cpu_gemm::CpuGemmPlugin {
   // what a record measured here carries; the full flags go to provenance.
   explicit X86Plugin(HardwareParams hardware);
   ~X86Plugin() override;
+
+  // Tasks of the AutoTVM family lower through autotvm_lowering.h, the rest
+  // through cpu_gemm.
+  Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
+                             const HardwareParams& hardware) const override;
+  Expected<std::vector<ParamMap>> SampleSchedules(const Task& task, const std::string& intrinsic,
+                                                  int64_t count, uint64_t seed) const override;
+  std::vector<std::string> Importers() const override;
+  Expected<std::vector<Record>> Import(const std::string& format, const std::string& path) const override;
 
   // Ok when the hardware's CPU flags include everything the intrinsic's
   // instructions need; Unsupported naming the missing flag otherwise.
