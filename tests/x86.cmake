@@ -17,3 +17,9 @@ ucmoh_add_test(token_stability_test token_stability_test.cpp)
 target_link_libraries(token_stability_test PRIVATE ucmoh_x86_impl ucmoh_tensorcore_impl)
 find_program(TASKSET taskset REQUIRED)
 add_test(NAME token_stability_one_cpu COMMAND ${TASKSET} -c 0 $<TARGET_FILE:token_stability_test>)
+
+# AutoTVM logs -> x86 records: the shared Skylake log, hand-checked ASTs, bad lines.
+ucmoh_add_test(autotvm_import_test autotvm_import_test.cpp)
+target_include_directories(autotvm_import_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(autotvm_import_test PRIVATE ucmoh_x86_impl)
+add_dependencies(autotvm_import_test registry ucmoh_x86)

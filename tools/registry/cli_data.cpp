@@ -55,4 +55,14 @@ Expected<TrainTest> SplitProgramSet(const ProgramSet& set, const DataArgs& args)
   return TrainTest{set.Subset(split->train), set.Subset(split->test)};
 }
 
+ProgramSet KeepTrainingTasks(const ProgramSet& train, double fraction, uint64_t seed) {
+  if (fraction >= 1.0) return train;
+  SplitOptions o;
+  o.kind = SplitKind::kByTask;
+  o.test_fraction = 1.0 - fraction;
+  o.seed = seed + 17;
+  auto split = MakeSplit(train, o);
+  return split.ok() ? train.Subset(split->train) : train;
+}
+
 }  // namespace ucmoh::cli

@@ -34,4 +34,10 @@ struct TrainTest {
 // `none` puts everything in train (and test is empty).
 Expected<TrainTest> SplitProgramSet(const ProgramSet& set, const DataArgs& args);
 
+// Keeps `fraction` of the training tasks (whole tasks, seeded; at least one
+// per intrinsic) for data-efficiency studies: more tasks beat more programs
+// per task (Sasaki et al.), so data is cut by task. train --fraction and
+// evaluate --baseline --fraction keep the same tasks for the same seed.
+ProgramSet KeepTrainingTasks(const ProgramSet& train, double fraction, uint64_t seed);
+
 }  // namespace ucmoh::cli

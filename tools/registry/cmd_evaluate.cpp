@@ -21,6 +21,7 @@ struct EvaluateArgs {
   std::string model, baseline;
   int epochs = 60;
   uint64_t seed = 0;
+  double fraction = 1.0;  // of the training tasks a baseline trains on
   bool json = false;
 };
 
@@ -66,7 +67,9 @@ int RunEvaluate(const GlobalOptions& global, const EvaluateArgs& args) {
   if (!halves.ok()) return Fail(halves.status());
   const ProgramSet& test = args.data.split == "none" ? halves->train : halves->test;
   const auto start = std::chrono::steady_clock::now();
-  auto scores = args.model.empty() ? ScoreWithBaseline(args, halves->train, test)
+  if (args.fraction < 1.0 && !args.model.empty())
+    return Fail(Status::InvalidArgument("evaluate: --fraction applies to --baseline training only"));
+  auto scores = args.model.empty() ? ScoreWithBaseline(args, KeepTrainingTasks(halves->train, args.fraction, args.seed), test)
                                    : ScoreWithModel(args.model, test);
   if (!scores.ok()) return Fail(scores.status());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -95,6 +98,10 @@ Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global) {
                                                 "AutoTVM), xgb-reg (MetaSchedule), mlp (flattened tokens)");
   sub->add_option("--epochs", args->epochs, "Epochs for the mlp baseline")->capture_default_str();
   sub->add_option("--seed", args->seed, "Baseline training seed")->capture_default_str();
+  sub->add_option("--fraction", args->fraction, "Train the baseline on this fraction of the training tasks "
+                                                "(the tasks train --fraction keeps for the same --seed)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "Print JSON");
   return {sub, [&global, args]() { return RunEvaluate(global, *args); }};
 }

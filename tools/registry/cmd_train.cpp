@@ -32,24 +32,12 @@ Expected<CostModel> StartingModel(const TrainArgs& args) {
   return CostModel::Load(args.from);
 }
 
-// Keeps `fraction` of the training tasks (whole tasks, seeded): more tasks
-// beat more programs per task (Sasaki et al.), so data is cut by task.
-ProgramSet Subsample(const ProgramSet& set, double fraction, uint64_t seed) {
-  if (fraction >= 1.0) return set;
-  SplitOptions o;
-  o.kind = SplitKind::kByTask;
-  o.test_fraction = 1.0 - fraction;
-  o.seed = seed + 17;
-  auto split = MakeSplit(set, o);
-  return split.ok() ? set.Subset(split->train) : set;
-}
-
 int RunTrain(const GlobalOptions& global, TrainArgs& args) {
   auto set = LoadProgramSet(global, args.data);
   if (!set.ok()) return Fail(set.status());
   auto halves = SplitProgramSet(*set, args.data);
   if (!halves.ok()) return Fail(halves.status());
-  ProgramSet train = Subsample(halves->train, args.fraction, args.training.seed);
+  ProgramSet train = KeepTrainingTasks(halves->train, args.fraction, args.training.seed);
   auto model = StartingModel(args);
   if (!model.ok()) return Fail(model.status());
   if (!args.mode.empty()) {
