@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "shared_data.h"
+#include "tensorcore_ast_walk.h"
 #include "tensorcore_plugin.h"
 #include "ucmoh/features.h"
 #include "ucmoh/params.h"
@@ -29,7 +30,10 @@ const tensorcore::TensorCorePlugin& Plugin() {
   return plugin;
 }
 
+using ucmoh::testing::ComputeFlops;
 using ucmoh::testing::CutlassDataDir;
+using ucmoh::testing::FindStage;
+using ucmoh::testing::Stages;
 
 struct DataFile {
   std::string name;
@@ -68,44 +72,6 @@ int64_t Int(const ParamMap& params, const std::string& key) {
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Sum over compute stages of calls x flops per call x the enclosing loop extents.
-double ComputeFlops(const AstNode& node, double enclosing = 1) {
-  if (!node.is_loop)
-    return node.stage.kind == StageKind::kCompute
-               ? node.stage.intrinsic_calls * node.stage.flops_per_call * enclosing
-               : 0;
-  double sum = 0;
-  for (const AstNode& child : node.children)
-    sum += ComputeFlops(child, enclosing * static_cast<double>(node.loop.extent));
-  return sum;
-}
-
-double ComputeFlops(const ProgramAst& ast) {
-  double sum = 0;
-  for (const AstNode& root : ast.roots) sum += ComputeFlops(root);
-  return sum;
-}
-
-void CollectStages(const AstNode& node, std::vector<const Stage*>& out) {
-  if (!node.is_loop) {
-    out.push_back(&node.stage);
-    return;
-  }
-  for (const AstNode& child : node.children) CollectStages(child, out);
-}
-
-std::vector<const Stage*> Stages(const ProgramAst& ast) {
-  std::vector<const Stage*> stages;
-  for (const AstNode& root : ast.roots) CollectStages(root, stages);
-  return stages;
-}
-
-const Stage* FindStage(const ProgramAst& ast, const std::string& name) {
-  for (const Stage* stage : Stages(ast))
-    if (stage->name == name) return stage;
-  return nullptr;
-}
 
 // The flops CUTLASS's tiles execute, computed here from the task and the
 // schedule alone: output tiles padded to the block tile, and every filter tap

@@ -9,6 +9,8 @@ namespace ucmoh::tensorcore {
 
 namespace {
 
+const char* const kConvKindKey = "conv_kind";
+
 struct IntField {
   const char* key;
   int64_t ConvProblem::*member;
@@ -78,6 +80,13 @@ Expected<ConvProblem> ConvProblemFromTask(const Task& task) {
     problem.*member = *value;
   }
   UCMOH_RETURN_IF_ERROR(CheckOutputSize(problem));
+  if (task.workload.count(kConvKindKey)) {
+    auto name = GetString(task.workload, kConvKindKey);
+    if (!name.ok()) return name.status();
+    auto kind = ParseConvKind(*name);
+    if (!kind.ok()) return kind.status().WithContext("workload " + std::string(kConvKindKey));
+    problem.kind = *kind;
+  }
   return problem;
 }
 
@@ -95,13 +104,17 @@ std::string ShapeKey(const ConvProblem& p) {
 
 Task MakeConvTask(const std::string& suite, const ConvProblem& problem,
                   const TensorCoreIntrinsic& intrinsic) {
+  // fprop keeps the key and workload it had before the other kinds existed.
+  const bool fprop = problem.kind == ConvKind::kFprop;
+  const std::string key_op = fprop ? "conv2d" : std::string("conv2d_") + ConvKindName(problem.kind);
   Task task;
-  task.key = suite + ".conv2d." + ShapeKey(problem) + "." + intrinsic.short_name;
+  task.key = suite + "." + key_op + "." + ShapeKey(problem) + "." + intrinsic.short_name;
   task.op = "conv2d";
   for (const IntField& field : IntFields()) task.workload[field.key] = problem.*field.member;
   task.workload["in_type"] = problem.in_type;
   task.workload["acc_type"] = problem.acc_type;
   task.workload["out_type"] = problem.out_type;
+  if (!fprop) task.workload[kConvKindKey] = std::string(ConvKindName(problem.kind));
   return task;
 }
 

@@ -7,6 +7,7 @@
 #include "hardware.h"
 #include "kernel_config.h"
 #include "kernel_resources.h"
+#include "operation_name.h"
 #include "program.h"
 #include "resnet50_suite.h"
 
@@ -77,16 +78,19 @@ std::pair<std::string, std::string> TypeAndLayout(const std::string& text) {
   return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
-Status CheckKernelKind(const CsvRowReader& row, const Columns& cols) {
-  const std::pair<size_t, const char*> expected[] = {
-      {cols.operation_kind, "conv2d"}, {cols.conv_kind, "fprop"}, {cols.op_class, "tensorop"}};
+// A tensor-op conv2d kernel of one of the kinds the plugin lowers.
+Expected<ConvKind> ReadKernelKind(const CsvRowReader& row, const Columns& cols) {
+  const std::pair<size_t, const char*> expected[] = {{cols.operation_kind, "conv2d"},
+                                                     {cols.op_class, "tensorop"}};
   for (const auto& [column, value] : expected)
     if (row.Text(column) != value)
       return RowError(row, "'" + row.Text(column) + "' is not supported (only " + value + ")");
-  return Status::Ok();
+  auto kind = ParseConvKind(row.Text(cols.conv_kind));
+  if (!kind.ok()) return RowError(row, "column 'conv_kind': " + kind.status().message());
+  return kind;
 }
 
-Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols) {
+Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols, ConvKind kind) {
   ParamMap workload;
   for (const auto& [name, column] : cols.problem) {
     auto value = row.Int(column);
@@ -105,11 +109,12 @@ Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols) 
   workload["out_type"] = output;
   auto problem = ConvProblemFromTask(Task{"", "conv2d", workload});
   if (!problem.ok()) return problem.status().WithContext(row.Where());
+  problem->kind = kind;
   return problem;
 }
 
 Expected<const TensorCoreIntrinsic*> ReadIntrinsic(const CsvRowReader& row, const Columns& cols,
-                                                   const ConvProblem& problem) {
+                                                   const ConvProblem& problem, const OperationName& op) {
   int64_t shape[3];
   const size_t shape_cols[3] = {cols.inst_m, cols.inst_n, cols.inst_k};
   for (int i = 0; i < 3; ++i) {
@@ -124,26 +129,13 @@ Expected<const TensorCoreIntrinsic*> ReadIntrinsic(const CsvRowReader& row, cons
                                 problem.acc_type;
   if (!intrinsic) return RowError(row, "no tensorcore intrinsic is " + described);
   // The operation name repeats the instruction ("cutlass_tensorop_s1688fprop_..."): it must agree.
-  const std::string& name = row.Text(cols.operation);
-  const std::string prefix = "cutlass_tensorop_";
-  if (name.rfind(prefix, 0) == 0) {
-    const std::string token = name.substr(prefix.size(), name.find("fprop") - prefix.size());
-    if (token != intrinsic->short_name)
-      return RowError(row, "operation '" + name + "' names " + token + " but the columns say " +
-                               described + " (" + intrinsic->short_name + ")");
-  }
+  if (op.instruction != intrinsic->short_name)
+    return RowError(row, "operation '" + row.Text(cols.operation) + "' names " + op.instruction +
+                             " but the columns say " + described + " (" + intrinsic->short_name + ")");
   return intrinsic;
 }
 
-Expected<int64_t> AlignmentFromName(const CsvRowReader& row, const std::string& name) {
-  const size_t at = name.rfind("_align");
-  const std::string digits = at == std::string::npos ? "" : name.substr(at + 6);
-  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos)
-    return RowError(row, "operation '" + name + "' does not end in _alignN");
-  return std::stoll(digits);
-}
-
-Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols) {
+Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols, const OperationName& op) {
   KernelConfig config;
   const std::pair<size_t, int64_t*> ints[] = {
       {cols.cta_m, &config.cta_m},     {cols.cta_n, &config.cta_n},
@@ -156,9 +148,7 @@ Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols) 
     if (*value < 1) return row.Error(column, "must be positive");
     *member = *value;
   }
-  auto alignment = AlignmentFromName(row, row.Text(cols.operation));
-  if (!alignment.ok()) return alignment.status();
-  config.alignment = *alignment;
+  config.alignment = op.alignment;
   const std::string& iterator = row.Text(cols.iterator);
   if (iterator != "optimized" && iterator != "analytic")
     return RowError(row, "iterator_algorithm '" + iterator + "' is not supported (optimized or analytic)");
@@ -168,14 +158,47 @@ Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols) 
   return config;
 }
 
+// The rest of what the kernel name spells must be what the columns say: a
+// dgrad kernel timed on a row that says wgrad, or a tile the columns do not
+// have, is a row that cannot be trusted. A unity-stride kernel cannot run a
+// strided problem (CUTLASS's can_implement refuses it).
+Status CheckOperationAgreesWithRow(const CsvRowReader& row, const std::string& name, const OperationName& op,
+                                   const ConvProblem& problem, const KernelConfig& config) {
+  auto disagree = [&](const std::string& what) { return RowError(row, "operation '" + name + "' " + what); };
+  const std::string kind = ConvKindName(problem.kind);
+  if (op.kind != kind) return disagree("is a " + op.kind + " kernel but conv_kind is '" + kind + "'");
+  if (op.iterator != config.iterator())
+    return disagree("has the " + op.iterator + " iterator but iterator_algorithm is '" + config.iterator() + "'");
+  const auto tile = [](int64_t m, int64_t n, int64_t k, int64_t stages) {
+    return std::to_string(m) + "x" + std::to_string(n) + "_" + std::to_string(k) + "x" + std::to_string(stages);
+  };
+  const std::string named = tile(op.cta_m, op.cta_n, op.cta_k, op.stages);
+  const std::string columns = tile(config.cta_m, config.cta_n, config.cta_k, config.stages);
+  if (named != columns)
+    return disagree("names tile " + named + " but the cta_m, cta_n, cta_k and stages columns say " + columns);
+  if (op.layout != "nhwc") return disagree("has layout '" + op.layout + "' (only nhwc is supported)");
+  if (!op.element_a.empty() && op.element_a != problem.in_type)
+    return disagree("names element " + op.element_a + " but Activation is " + problem.in_type);
+  if (!op.element_c.empty() && op.element_c != problem.out_type)
+    return disagree("names output element " + op.element_c + " but Output is " + problem.out_type);
+  if (op.unity_stride && (problem.stride_h != 1 || problem.stride_w != 1))
+    return disagree("is a unity-stride kernel but the problem has stride " + std::to_string(problem.stride_h) +
+                    "x" + std::to_string(problem.stride_w));
+  return Status::Ok();
+}
+
 Expected<Record> ReadRecord(const CsvRowReader& row, const Columns& cols, const std::string& source) {
-  UCMOH_RETURN_IF_ERROR(CheckKernelKind(row, cols));
-  auto problem = ReadProblem(row, cols);
+  auto kind = ReadKernelKind(row, cols);
+  if (!kind.ok()) return kind.status();
+  auto op = ParseOperationName(row.Text(cols.operation));
+  if (!op.ok()) return op.status().WithContext(row.Where());
+  auto problem = ReadProblem(row, cols, *kind);
   if (!problem.ok()) return problem.status();
-  auto intrinsic = ReadIntrinsic(row, cols, *problem);
+  auto intrinsic = ReadIntrinsic(row, cols, *problem, *op);
   if (!intrinsic.ok()) return intrinsic.status();
-  auto config = ReadConfig(row, cols);
+  auto config = ReadConfig(row, cols, *op);
   if (!config.ok()) return config.status();
+  UCMOH_RETURN_IF_ERROR(CheckOperationAgreesWithRow(row, row.Text(cols.operation), *op, *problem, *config));
   UCMOH_RETURN_IF_ERROR(ValidateProgram(*problem, **intrinsic, *config,
                                         EstimateResources(*config, **intrinsic))
                             .WithContext(row.Where()));
@@ -193,7 +216,7 @@ Expected<Record> ReadRecord(const CsvRowReader& row, const Columns& cols, const 
   record.target = kTarget;
   record.intrinsic = (*intrinsic)->info.name;
   record.task = MakeConvTask(IsResnet50Layer(*problem) ? kResnet50Suite : kOtherSuite, *problem, **intrinsic);
-  record.schedule = ScheduleParams(*config, **intrinsic);
+  record.schedule = ScheduleParams(*config, **intrinsic, problem->kind);
   record.schedule["operation"] = row.Text(cols.operation);
   // The profiler prints one number, the mean over its timed iterations.
   const double seconds = *runtime_ms / 1000.0;

@@ -1,5 +1,6 @@
-// Importer "cutlass": CUTLASS profiler CSV output of conv2d fprop tensor-op
-// kernels -> records (docs/tensorcore.md lists the column mapping).
+// Importer "cutlass": CUTLASS profiler CSV output of conv2d tensor-op kernels
+// (fprop, dgrad and wgrad) -> records (docs/tensorcore.md lists the column
+// mapping).
 #pragma once
 
 #include <string>

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "operation_name.h"
+
 namespace ucmoh::tensorcore {
 
 namespace {
@@ -50,21 +52,12 @@ Expected<KernelConfig> ParseKernelConfig(const ParamMap& schedule) {
   return config;
 }
 
-std::string OperationName(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic) {
-  // CUTLASS spells the input type in the name unless it equals the accumulator's.
-  const std::string element =
-      intrinsic.info.input_type == intrinsic.info.accum_type ? "" : "_" + intrinsic.info.input_type;
-  return "cutlass_tensorop_" + intrinsic.short_name + "fprop_" + c.iterator() + element + "_" +
-         std::to_string(c.cta_m) + "x" + std::to_string(c.cta_n) + "_" + std::to_string(c.cta_k) +
-         "x" + std::to_string(c.stages) + "_" + c.layout + "_align" + std::to_string(c.alignment);
-}
-
-ParamMap ScheduleParams(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic) {
+ParamMap ScheduleParams(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic, ConvKind kind) {
   ParamMap schedule;
   for (const IntKey& key : IntKeys()) schedule[key.key] = config.*key.member;
   schedule["iterator"] = config.iterator();
   schedule["layout"] = config.layout;
-  schedule["operation"] = OperationName(config, intrinsic);
+  schedule["operation"] = FormatOperationName(config, intrinsic, kind);
   return schedule;
 }
 

@@ -1,4 +1,4 @@
-// One CUTLASS conv2d fprop kernel configuration: the schedule of a program.
+// One CUTLASS conv2d kernel configuration: the schedule of a program.
 // Schedule keys: cta_m cta_n cta_k stages warps_m warps_n warps_k alignment
 // split_k_slices (ints), iterator ("optimized" | "analytic"), and optionally
 // layout ("nhwc") and operation (the CUTLASS kernel name, informational).
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "conv_kind.h"
 #include "intrinsics.h"
 #include "ucmoh/params.h"
 #include "ucmoh/status.h"
@@ -33,10 +34,8 @@ struct KernelConfig {
 // ValidateProgram (program.h) checks them against the intrinsic and problem.
 Expected<KernelConfig> ParseKernelConfig(const ParamMap& schedule);
 
-// The schedule ParamMap of a configuration, with its CUTLASS operation name.
-ParamMap ScheduleParams(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic);
-
-// e.g. "cutlass_tensorop_s16816fprop_optimized_f16_128x128_32x3_nhwc_align8".
-std::string OperationName(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic);
+// The schedule ParamMap of a configuration, with the CUTLASS operation name
+// of its kernel for the conv kind (operation_name.h).
+ParamMap ScheduleParams(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic, ConvKind kind);
 
 }  // namespace ucmoh::tensorcore

@@ -10,8 +10,27 @@ namespace ucmoh::tensorcore {
 
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 double D(int64_t x) { return static_cast<double>(x); }
+
+// The tensors behind the GEMM operands A, B and C (implicit_gemm.h), in that
+// order. fprop keeps the operand names its ASTs always had; dgrad and wgrad
+// name the gradient tensors they read and write.
+std::vector<Buffer> ConvBuffers(const ConvProblem& p) {
+  const std::vector<int64_t> nhwc = {p.n, p.h, p.w, p.c}, krsc = {p.k, p.r, p.s, p.c},
+                             npqk = {p.n, p.p, p.q, p.k};
+  switch (p.kind) {
+    case ConvKind::kDgrad:
+      return {Buffer{"dy", npqk, p.in_type, MemScope::kGlobal}, Buffer{"w", krsc, p.in_type, MemScope::kGlobal},
+              Buffer{"dx", nhwc, p.out_type, MemScope::kGlobal}};
+    case ConvKind::kWgrad:
+      return {Buffer{"dy", npqk, p.in_type, MemScope::kGlobal}, Buffer{"x", nhwc, p.in_type, MemScope::kGlobal},
+              Buffer{"dw", krsc, p.out_type, MemScope::kGlobal}};
+    case ConvKind::kFprop:
+      break;
+  }
+  return {Buffer{"A", nhwc, p.in_type, MemScope::kGlobal}, Buffer{"B", krsc, p.in_type, MemScope::kGlobal},
+          Buffer{"C", npqk, p.out_type, MemScope::kGlobal}};
+}
 
 // Everything the stage builders need, computed once.
 struct LoweringContext {
@@ -19,22 +38,29 @@ struct LoweringContext {
   const KernelConfig& c;
   const IntrinsicInfo& inst;
   GemmTiling tiling;
+  std::vector<Buffer> buffers;  // A, B, C (ConvBuffers)
   double in_bytes, acc_bytes, out_bytes;
   // Fractions of a tile that fall inside the problem (the rest is predicated off).
   double valid_m, valid_n, valid_k;
   TemplateValues template_values;
+
+  const std::string& a() const { return buffers[0].name; }
+  const std::string& b() const { return buffers[1].name; }
+  const std::string& out() const { return buffers[2].name; }
 };
 
 LoweringContext MakeContext(const TensorCoreProgram& program) {
   const KernelConfig& c = program.config;
   const ConvProblem& p = program.problem;
-  LoweringContext ctx{program, c, program.intrinsic->info, ComputeTiling(p, c), 0, 0, 0, 0, 0, 0, {}};
+  const ImplicitGemm gemm = MapToImplicitGemm(p);
+  LoweringContext ctx{program, c, program.intrinsic->info, ComputeTiling(p, c), ConvBuffers(p),
+                      0, 0, 0, 0, 0, 0, {}};
   ctx.in_bytes = TypeBits(p.in_type) / 8.0;
   ctx.acc_bytes = TypeBits(p.acc_type) / 8.0;
   ctx.out_bytes = TypeBits(p.out_type) / 8.0;
-  ctx.valid_m = D(p.GemmM()) / D(ctx.tiling.tiles_m * c.cta_m);
-  ctx.valid_n = D(p.GemmN()) / D(ctx.tiling.tiles_n * c.cta_n);
-  ctx.valid_k = D(p.c) / D(c.split_k_slices * ctx.tiling.k_tiles_per_filter_tap * c.cta_k);
+  ctx.valid_m = D(gemm.m) / D(ctx.tiling.tiles_m * c.cta_m);
+  ctx.valid_n = D(gemm.n) / D(ctx.tiling.tiles_n * c.cta_n);
+  ctx.valid_k = D(gemm.reduction_per_tap) / D(c.split_k_slices * ctx.tiling.k_tiles_per_filter_tap * c.cta_k);
   return ctx;
 }
 
@@ -63,10 +89,10 @@ AstNode Leaf(Stage stage) { return AstNode::MakeStage(std::move(stage)); }
 std::vector<AstNode> GlobalToSharedLoads(const LoweringContext& ctx) {
   const double vector = D(ctx.c.alignment) * ctx.in_bytes;
   return {
-      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_shared", "A", MemScope::kGlobal, MemScope::kShared,
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_shared", ctx.a(), MemScope::kGlobal, MemScope::kShared,
                      D(ctx.c.cta_m * ctx.c.cta_k) * ctx.in_bytes, ctx.valid_m * ctx.valid_k, vector,
                      D(ctx.c.cta_n) / D(ctx.inst.n))),
-      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_shared", "B", MemScope::kGlobal, MemScope::kShared,
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_shared", ctx.b(), MemScope::kGlobal, MemScope::kShared,
                      D(ctx.c.cta_n * ctx.c.cta_k) * ctx.in_bytes, ctx.valid_n * ctx.valid_k, vector,
                      D(ctx.c.cta_m) / D(ctx.inst.m))),
   };
@@ -85,10 +111,10 @@ AstNode WarpMmaLoop(const LoweringContext& ctx) {
   mma.flops_per_call = inst.ops_per_call;
   mma.template_values = ctx.template_values;
   std::vector<AstNode> body = {
-      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_fragment", "A", MemScope::kShared,
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_A_fragment", ctx.a(), MemScope::kShared,
                      MemScope::kRegister, D(c.warp_m() * inst.k) * ctx.in_bytes, 1, kLdmatrixBytes,
                      D(c.warp_n()) / D(inst.n))),
-      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_fragment", "B", MemScope::kShared,
+      Leaf(MoveStage(ctx, StageKind::kLoad, "load_B_fragment", ctx.b(), MemScope::kShared,
                      MemScope::kRegister, D(c.warp_n() * inst.k) * ctx.in_bytes, 1, kLdmatrixBytes,
                      D(c.warp_m()) / D(inst.m))),
       Leaf(std::move(mma)),
@@ -97,10 +123,10 @@ AstNode WarpMmaLoop(const LoweringContext& ctx) {
 }
 
 // The pipelined main loop: `stages` k tiles are in flight in shared memory.
-AstNode MainLoop(const LoweringContext& ctx) {
+AstNode MainLoop(const LoweringContext& ctx, int64_t k_tiles) {
   std::vector<AstNode> body = GlobalToSharedLoads(ctx);
   body.push_back(AstNode::MakeLoop("warp", ctx.c.warps(), LoopKind::kGpuWarp, {WarpMmaLoop(ctx)}));
-  return AstNode::MakeLoop("k_tile", ctx.tiling.k_tiles, LoopKind::kPipelined, std::move(body));
+  return AstNode::MakeLoop("k_tile", k_tiles, LoopKind::kPipelined, std::move(body));
 }
 
 // The epilogue: warps that split K hand their partial sums to the first
@@ -115,43 +141,43 @@ std::vector<AstNode> Epilogue(const LoweringContext& ctx) {
   if (c.warps_k > 1) {
     nodes.push_back(AstNode::MakeLoop(
         "warp", output_warps * (c.warps_k - 1), LoopKind::kGpuWarp,
-        {Leaf(MoveStage(ctx, StageKind::kStore, "store_C_partial_shared", "C", MemScope::kRegister,
+        {Leaf(MoveStage(ctx, StageKind::kStore, "store_C_partial_shared", ctx.out(), MemScope::kRegister,
                         MemScope::kShared, warp_tile * ctx.acc_bytes, 1, kMaxVectorBytes, 1))}));
   }
   if (c.split_k_slices > 1) {
     const double later_slices = D(c.split_k_slices - 1) / D(c.split_k_slices);
     nodes.push_back(AstNode::MakeLoop(
         "warp", output_warps, LoopKind::kGpuWarp,
-        {Leaf(MoveStage(ctx, StageKind::kLoad, "load_C_partial", "C", MemScope::kGlobal,
+        {Leaf(MoveStage(ctx, StageKind::kLoad, "load_C_partial", ctx.out(), MemScope::kGlobal,
                         MemScope::kRegister, warp_tile * ctx.out_bytes * later_slices,
                         ctx.valid_m * ctx.valid_n, out_vector, 1))}));
   }
   nodes.push_back(AstNode::MakeLoop(
       "warp", output_warps, LoopKind::kGpuWarp,
-      {Leaf(MoveStage(ctx, StageKind::kStore, "store_C", "C", MemScope::kRegister, MemScope::kGlobal,
+      {Leaf(MoveStage(ctx, StageKind::kStore, "store_C", ctx.out(), MemScope::kRegister, MemScope::kGlobal,
                       warp_tile * ctx.out_bytes, ctx.valid_m * ctx.valid_n, out_vector, 1))}));
   return nodes;
 }
 
 float Log2(double x) { return static_cast<float>(std::log2(std::max(1.0, x))); }
 
+// One grid of blocks: the main loop (absent where a strided-dgrad phase has
+// no filter tap) and the epilogue, under the serial split-K slices.
+AstNode BlockGrid(const LoweringContext& ctx, const BlockGroup& group) {
+  std::vector<AstNode> block_body;
+  if (group.k_tiles > 0) block_body.push_back(MainLoop(ctx, group.k_tiles));
+  for (AstNode& node : Epilogue(ctx)) block_body.push_back(std::move(node));
+  AstNode blocks = AstNode::MakeLoop("block_tile", group.blocks, LoopKind::kGpuGrid, {});
+  if (ctx.c.split_k_slices > 1) {
+    blocks.children.push_back(AstNode::MakeLoop("split_k_slice", ctx.c.split_k_slices,
+                                                LoopKind::kGpuGrid, std::move(block_body)));
+  } else {
+    blocks.children = std::move(block_body);
+  }
+  return blocks;
+}
+
 }  // namespace
-
-double GemmTiling::PaddedFlops(const KernelConfig& c) const {
-  return 2.0 * D(tiles_m * c.cta_m) * D(tiles_n * c.cta_n) *
-         D(c.split_k_slices * k_tiles * c.cta_k);
-}
-
-GemmTiling ComputeTiling(const ConvProblem& p, const KernelConfig& c) {
-  GemmTiling t;
-  t.tiles_m = CeilDiv(p.GemmM(), c.cta_m);
-  t.tiles_n = CeilDiv(p.GemmN(), c.cta_n);
-  // CUTLASS's implicit_gemm_k_iterations: every filter tap walks the (split) channels.
-  t.channels_per_slice = CeilDiv(p.c, c.split_k_slices);
-  t.k_tiles_per_filter_tap = CeilDiv(t.channels_per_slice, c.cta_k);
-  t.k_tiles = p.r * p.s * t.k_tiles_per_filter_tap;
-  return t;
-}
 
 std::vector<std::string> TemplateDimNames() {
   return {"log2_pipeline_stages",   "log2_alignment",        "iterator_optimized",
@@ -197,36 +223,15 @@ Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs) {
                         Log2(warp_m),          Log2(warp_n),    Log2(split_k)};
 }
 
-namespace {
-
-// Activations NHWC, filters KRSC, output NPQK (CUTLASS's fprop layouts).
-std::vector<Buffer> ConvBuffers(const ConvProblem& p) {
-  return {Buffer{"A", {p.n, p.h, p.w, p.c}, p.in_type, MemScope::kGlobal},
-          Buffer{"B", {p.k, p.r, p.s, p.c}, p.in_type, MemScope::kGlobal},
-          Buffer{"C", {p.n, p.p, p.q, p.k}, p.out_type, MemScope::kGlobal}};
-}
-
-}  // namespace
-
 Expected<ProgramAst> LowerProgram(const TensorCoreProgram& program) {
   const TemplateInputs inputs = KernelTemplateInputs(program);
   auto values = KernelTemplateValues(inputs);
   if (!values.ok()) return values.status();
   LoweringContext ctx = MakeContext(program);
   ctx.template_values = *values;
-  std::vector<AstNode> block_body = {MainLoop(ctx)};
-  for (AstNode& node : Epilogue(ctx)) block_body.push_back(std::move(node));
-  AstNode blocks = AstNode::MakeLoop("block_tile", ctx.tiling.tiles_m * ctx.tiling.tiles_n,
-                                     LoopKind::kGpuGrid, {});
-  if (ctx.c.split_k_slices > 1) {
-    blocks.children.push_back(AstNode::MakeLoop("split_k_slice", ctx.c.split_k_slices,
-                                                LoopKind::kGpuGrid, std::move(block_body)));
-  } else {
-    blocks.children = std::move(block_body);
-  }
   ProgramAst ast;
-  ast.roots.push_back(std::move(blocks));
-  ast.buffers = ConvBuffers(program.problem);
+  for (const BlockGroup& group : ctx.tiling.groups) ast.roots.push_back(BlockGrid(ctx, group));
+  ast.buffers = ctx.buffers;
   ast.template_inputs = inputs;
   return ast;
 }

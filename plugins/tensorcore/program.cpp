@@ -1,6 +1,7 @@
 #include "program.h"
 
 #include "hardware.h"
+#include "implicit_gemm.h"
 
 namespace ucmoh::tensorcore {
 
@@ -62,8 +63,27 @@ Status CheckLaunch(const KernelConfig& c, const KernelResources& res, const Conv
                    Num(kMaxRegistersPerThread));
   if (res.resident_blocks < 1)
     return Invalid("one block does not fit on an SM (registers or shared memory)");
-  if (c.split_k_slices > problem.c)
-    return Invalid("split_k_slices=" + Num(c.split_k_slices) + " exceeds the channels c=" + Num(problem.c));
+  const ImplicitGemm gemm = MapToImplicitGemm(problem);
+  if (c.split_k_slices > gemm.reduction_per_tap)
+    return Invalid("split_k_slices=" + Num(c.split_k_slices) + " exceeds " + gemm.reduction_name + "=" +
+                   Num(gemm.reduction_per_tap));
+  return Status::Ok();
+}
+
+// What CUTLASS builds for the gradient passes: its generator instantiates
+// dgrad and wgrad kernels only for f16 and f32 accumulation (the integer
+// convolutions are fprop only), and the strided-dgrad decomposition the
+// lowering models (implicit_gemm.h) counts filter taps without dilation.
+Status CheckConvKind(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic) {
+  if (problem.kind == ConvKind::kFprop) return Status::Ok();
+  const std::string kind = ConvKindName(problem.kind);
+  if (intrinsic.info.accum_type != "f16" && intrinsic.info.accum_type != "f32")
+    return Invalid(intrinsic.info.name + " has no " + kind + " kernels in CUTLASS (" + kind +
+                   " is built for f16 and f32 accumulation only)");
+  if (IsStridedDgrad(problem) && (problem.dilation_h > 1 || problem.dilation_w > 1))
+    return Invalid("dgrad with stride " + Num(problem.stride_h) + "x" + Num(problem.stride_w) +
+                   " and dilation " + Num(problem.dilation_h) + "x" + Num(problem.dilation_w) +
+                   " is not modelled (CUTLASS's strided dgrad phases assume dilation 1)");
   return Status::Ok();
 }
 
@@ -71,6 +91,7 @@ Status CheckLaunch(const KernelConfig& c, const KernelResources& res, const Conv
 
 Status ValidateProgram(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
                        const KernelConfig& config, const KernelResources& resources) {
+  UCMOH_RETURN_IF_ERROR(CheckConvKind(problem, intrinsic));
   UCMOH_RETURN_IF_ERROR(CheckTiling(config, intrinsic.info));
   UCMOH_RETURN_IF_ERROR(CheckAlignment(config, intrinsic, problem));
   return CheckLaunch(config, resources, problem);

@@ -74,7 +74,7 @@ Expected<std::vector<ParamMap>> TensorCorePlugin::SampleSchedules(const Task& ta
   if (!problem.ok()) return problem.status();
   std::vector<ParamMap> schedules;
   for (const KernelConfig& config : tensorcore::SampleSchedules(*problem, **intrinsic, count, seed))
-    schedules.push_back(ScheduleParams(config, **intrinsic));
+    schedules.push_back(ScheduleParams(config, **intrinsic, problem->kind));
   if (schedules.empty())
     return Status::NotFound(task.key + ": no valid " + intrinsic_name + " kernel configuration");
   return schedules;
