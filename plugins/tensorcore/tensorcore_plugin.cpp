@@ -82,12 +82,15 @@ Expected<std::vector<ParamMap>> TensorCorePlugin::SampleSchedules(const Task& ta
 
 std::vector<std::string> TensorCorePlugin::Importers() const { return {kCutlassFormat}; }
 
-Expected<std::vector<Record>> TensorCorePlugin::Import(const std::string& format,
-                                                       const std::string& path) const {
+Expected<ImportResult> TensorCorePlugin::Import(const std::string& format, const std::string& path) const {
   if (format != kCutlassFormat)
     return Status::Unsupported("tensorcore has no importer '" + format + "' for " + path +
                                " (it has " + kCutlassFormat + ")");
-  return ImportCutlassCsv(path);
+  auto records = ImportCutlassCsv(path);
+  if (!records.ok()) return records.status();
+  ImportResult result;
+  result.swap(*records);
+  return result;
 }
 
 }  // namespace ucmoh::tensorcore

@@ -29,7 +29,7 @@ class TensorCorePlugin : public TargetPlugin {
   Expected<std::vector<ParamMap>> SampleSchedules(const Task& task, const std::string& intrinsic,
                                                   int64_t count, uint64_t seed) const override;
   std::vector<std::string> Importers() const override;
-  Expected<std::vector<Record>> Import(const std::string& format,
+  Expected<ImportResult> Import(const std::string& format,
                                        const std::string& path) const override;
 };
 

@@ -69,9 +69,16 @@ Expected<std::vector<Record>> MetaScheduleRecords(const PluginSet& plugins, cons
   return records;
 }
 
-Expected<std::vector<Record>> ImportOne(const PluginSet& plugins, const ImportArgs& args, const std::string& file) {
-  if (args.format == "ast") return AstRecords(plugins, file, file, "ast");
-  if (args.format == "metaschedule") return MetaScheduleRecords(plugins, file, args.metaschedule);
+Expected<ImportResult> AsImportResult(Expected<std::vector<Record>> records) {
+  if (!records.ok()) return records.status();
+  ImportResult result;
+  result.swap(*records);
+  return result;
+}
+
+Expected<ImportResult> ImportOne(const PluginSet& plugins, const ImportArgs& args, const std::string& file) {
+  if (args.format == "ast") return AsImportResult(AstRecords(plugins, file, file, "ast"));
+  if (args.format == "metaschedule") return AsImportResult(MetaScheduleRecords(plugins, file, args.metaschedule));
   auto importer = ImporterFor(plugins, args.format);
   if (!importer.ok()) return importer.status();
   return (*importer)->plugin->Import(args.format, file);
@@ -84,7 +91,10 @@ int RunImport(const GlobalOptions& global, const ImportArgs& args) {
   for (const auto& file : args.files) {
     auto records = ImportOne(**plugins, args, file);
     if (!records.ok()) return Fail(records.status());
-    fmt::print(stderr, "{}: {} records\n", file, records->size());
+    std::string skipped;
+    for (const auto& [reason, count] : records->skipped) skipped += fmt::format("{}{}: {}", skipped.empty() ? "" : ", ", reason, count);
+    fmt::print(stderr, "{}: {} records{}\n", file, records->size(),
+               skipped.empty() ? "" : " (not records: " + skipped + ")");
     all.insert(all.end(), records->begin(), records->end());
   }
   Status written = WriteRecordsFile(args.output, all);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,13 +24,21 @@ namespace ucmoh {
 // 2: records carry hardware; Lower takes it.
 // 3: programs as ASTs: buffers and template inputs in ProgramAst,
 //    TemplateInputNames / StageTemplate.
-constexpr int kPluginAbiVersion = 3;
+// 4: Import returns ImportResult (records and what was skipped, counted).
+constexpr int kPluginAbiVersion = 4;
 
 struct MeasureOptions {
   int threads = 0;               // 0: what the schedule asks for
   double min_repeat_seconds = 0.05;
   int min_repeats = 5;
   double max_cv = 0.05;          // re-measure (once) above this
+};
+
+// What an importer read: the records (the result is their vector) and the
+// entries it read but did not turn into records, counted by reason (AutoTVM:
+// "BUILD_TIMEOUT": 647), so a failed measurement is reported, never a latency.
+struct ImportResult : std::vector<Record> {
+  std::map<std::string, int64_t> skipped;
 };
 
 class TargetPlugin {
@@ -82,7 +91,7 @@ class TargetPlugin {
 
   // Optional: foreign data formats this plugin imports ("cutlass", ...).
   virtual std::vector<std::string> Importers() const { return {}; }
-  virtual Expected<std::vector<Record>> Import(const std::string& format,
+  virtual Expected<ImportResult> Import(const std::string& format,
                                                const std::string& path) const {
     return Status::Unsupported(Target().name + " has no importer '" + format + "' for " + path);
   }

@@ -78,11 +78,14 @@ Expected<std::vector<ParamMap>> X86Plugin::SampleSchedules(const Task& task, con
 
 std::vector<std::string> X86Plugin::Importers() const { return {kAutoTvmFormat}; }
 
-Expected<std::vector<Record>> X86Plugin::Import(const std::string& format, const std::string& path) const {
+Expected<ImportResult> X86Plugin::Import(const std::string& format, const std::string& path) const {
   if (format != kAutoTvmFormat) return CpuGemmPlugin::Import(format, path);
   auto imported = ImportAutoTvmLog(path);
   if (!imported.ok()) return imported.status();
-  return std::move(imported->records);
+  ImportResult result;
+  result.swap(imported->records);
+  result.skipped = std::move(imported->failures);
+  return result;
 }
 
 Status X86Plugin::CanMeasure(const std::string& intrinsic) const {

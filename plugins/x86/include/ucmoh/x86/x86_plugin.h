@@ -30,7 +30,7 @@ class X86Plugin : public cpu_gemm::CpuGemmPlugin {
   Expected<std::vector<ParamMap>> SampleSchedules(const Task& task, const std::string& intrinsic,
                                                   int64_t count, uint64_t seed) const override;
   std::vector<std::string> Importers() const override;
-  Expected<std::vector<Record>> Import(const std::string& format, const std::string& path) const override;
+  Expected<ImportResult> Import(const std::string& format, const std::string& path) const override;
 
   // Ok when the hardware's CPU flags include everything the intrinsic's
   // instructions need; Unsupported naming the missing flag otherwise.
