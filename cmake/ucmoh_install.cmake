@@ -26,7 +26,9 @@ set(UCMOH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ucmoh)
 install(EXPORT ucmohTargets NAMESPACE ucmoh:: DESTINATION ${UCMOH_CMAKE_DIR})
 
 # The ABI number the headers were built with, read from plugin.h so the two
-# cannot disagree; find_package users get it as UCMOH_PLUGIN_ABI.
+# cannot disagree; find_package users get it as UCMOH_PLUGIN_ABI. A change to
+# plugin.h re-runs configure, so an existing build never installs a stale number.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin.h)
 file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin.h UCMOH_ABI_LINE
      REGEX "kPluginAbiVersion = [0-9]+")
 string(REGEX REPLACE ".*= ([0-9]+).*" "\\1" UCMOH_PLUGIN_ABI "${UCMOH_ABI_LINE}")
