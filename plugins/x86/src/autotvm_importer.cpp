@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <numeric>
 #include <string_view>
 #include <utility>
 
 #include "ucmoh/x86/autotvm_hardware.h"
 #include "ucmoh/x86/autotvm_log.h"
 #include "ucmoh/x86/autotvm_templates.h"
+#include "ucmoh/x86/latency_timer.h"
 #include "ucmoh/x86/x86_intrinsics.h"
 
 namespace ucmoh::x86 {
@@ -35,20 +35,6 @@ Expected<IntrinsicInfo> FmaIntrinsicOf(const HardwareParams& hardware) {
   return Status::Unsupported("the CPU '" + hardware.model + "' has neither AVX-512 nor AVX2 + FMA");
 }
 
-LatencyStats LatencyOf(std::vector<double> costs) {
-  LatencyStats stats;
-  std::sort(costs.begin(), costs.end());
-  const size_t n = costs.size();
-  stats.median_s = n % 2 ? costs[n / 2] : 0.5 * (costs[n / 2 - 1] + costs[n / 2]);
-  stats.mean_s = std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(n);
-  stats.min_s = costs.front();
-  double var = 0;
-  for (double c : costs) var += (c - stats.mean_s) * (c - stats.mean_s);
-  stats.cv = n > 1 && stats.mean_s > 0 ? std::sqrt(var / static_cast<double>(n - 1)) / stats.mean_s : 0.0;
-  stats.repeats = static_cast<int64_t>(n);
-  return stats;
-}
-
 // Machine and intrinsic of one target string, looked up once per log.
 struct TargetContext {
   std::string target;
@@ -64,21 +50,25 @@ Expected<TargetContext> ContextOf(const std::string& target) {
   return TargetContext{target, std::move(*machine), std::move(*intrinsic)};
 }
 
-Expected<Record> RecordOf(const AutoTvmEntry& entry, const TargetContext& context) {
-  auto task = AutoTvmTaskOf(entry, context.intrinsic);
-  if (!task.ok()) return task.status();
-  auto schedule = AutoTvmScheduleOf(entry, context.machine.threads);
-  if (!schedule.ok()) return schedule.status();
-  auto program = AutoTvmProgramOf(*task, *schedule, context.intrinsic);  // the checks Lower will make
+// Where a line came from: the log's file name and the line's number.
+struct LinePlace {
+  const std::string& source;
+  int64_t line = 0;
+};
+
+Expected<Record> RecordOf(const AutoTvmEntry& entry, const TargetContext& context, const LinePlace& place) {
+  auto program = AutoTvmTaskScheduleOf(entry, context.intrinsic, context.machine.threads);
   if (!program.ok()) return program.status();
   Record record;
   record.target = "x86";
   record.intrinsic = context.intrinsic.name;
-  record.task = std::move(*task);
-  record.schedule = std::move(*schedule);
+  record.task = std::move(program->task);
+  record.schedule = std::move(program->schedule);
   record.hardware = context.machine.hardware;
   record.provenance.kind = "imported";
+  record.provenance.source = place.source;
   record.provenance.details = {{"format", std::string(kAutoTvmFormat)},
+                               {"line", place.line},
                                {"tvm_target", entry.target},
                                {"tvm_version", entry.tvm_version},
                                {"config_index", entry.config_index},
@@ -88,8 +78,8 @@ Expected<Record> RecordOf(const AutoTvmEntry& entry, const TargetContext& contex
   return record;
 }
 
-// One line: a record, or a counted failure (`record` left empty).
-Status ImportLine(std::string_view line, TargetContext* context, AutoTvmImport* out) {
+// One line: a record, or a counted failure.
+Status ImportLine(std::string_view line, const LinePlace& place, TargetContext* context, AutoTvmImport* out) {
   auto entry = ParseAutoTvmLine(line);
   if (!entry.ok()) return entry.status();
   if (context->target != entry->target) {
@@ -97,13 +87,13 @@ Status ImportLine(std::string_view line, TargetContext* context, AutoTvmImport* 
     if (!made.ok()) return made.status();
     *context = std::move(*made);
   }
-  auto record = RecordOf(*entry, *context);
+  auto record = RecordOf(*entry, *context, place);
   if (!record.ok()) return record.status();
   if (entry->error_no != 0) return ++out->failures[AutoTvmErrorName(entry->error_no)], Status::Ok();
   if (entry->costs_s.empty()) return Status::InvalidArgument("error_no is 0 but result[0] holds no cost");
   for (double cost : entry->costs_s)
     if (!std::isfinite(cost) || cost <= 0) return Status::InvalidArgument("error_no is 0 but a cost is not positive");
-  record->latency = LatencyOf(entry->costs_s);
+  record->latency = SummarizeSamples(entry->costs_s);
   out->records.push_back(std::move(*record));
   return Status::Ok();
 }
@@ -122,13 +112,8 @@ Expected<AutoTvmImport> ImportAutoTvmLog(const std::string& path) {
     const std::string_view line = rest.substr(0, end);
     rest.remove_prefix(std::min(end + 1, rest.size()));
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const size_t before = out.records.size();
-    Status status = ImportLine(line, &context, &out);
+    Status status = ImportLine(line, LinePlace{source, line_no}, &context, &out);
     if (!status.ok()) return status.WithContext(path + ":" + std::to_string(line_no));
-    if (out.records.size() > before) {
-      out.records.back().provenance.source = source;
-      out.records.back().provenance.details["line"] = line_no;
-    }
   }
   return out;
 }

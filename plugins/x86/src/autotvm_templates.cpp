@@ -90,44 +90,34 @@ Expected<std::vector<int64_t>> ResolveSplit(std::vector<int64_t> factors, const 
   return factors;
 }
 
-}  // namespace
-
-bool IsAutoTvmTask(const Task& task) { return task.workload.count(kAutoTvmTemplateKey) > 0; }
-
-Expected<Task> AutoTvmTaskOf(const AutoTvmEntry& entry, const IntrinsicInfo& intrinsic) {
-  auto spec = FindTemplate(entry.template_name);
-  if (!spec.ok()) return spec.status();
-  auto p = ProblemOf(entry, **spec);
-  if (!p.ok()) return p.status();
+Task TaskOf(const AutoTvmEntry& entry, const TemplateSpec& spec, const cpu_gemm::GemmProblem& p,
+            const IntrinsicInfo& intrinsic) {
   Task task;
-  task.op = (*spec)->kind == AutoTvmTemplate::kBatchMatmul ? "batch_matmul" : "dense";
-  const std::string batch = p->batch > 1 || task.op == "batch_matmul" ? "b" + std::to_string(p->batch) + "_" : "";
-  task.key = "autotvm." + std::string((*spec)->op) + "." + batch + "m" + std::to_string(p->m) + "_n" +
-             std::to_string(p->n) + "_k" + std::to_string(p->k) + "." + ShortName(intrinsic);
-  task.workload = {{"m", p->m},
-                   {"n", p->n},
-                   {"k", p->k},
-                   {"batch", p->batch},
+  task.op = spec.kind == AutoTvmTemplate::kBatchMatmul ? "batch_matmul" : "dense";
+  const std::string batch = p.batch > 1 || task.op == "batch_matmul" ? "b" + std::to_string(p.batch) + "_" : "";
+  task.key = "autotvm." + std::string(spec.op) + "." + batch + "m" + std::to_string(p.m) + "_n" +
+             std::to_string(p.n) + "_k" + std::to_string(p.k) + "." + ShortName(intrinsic);
+  task.workload = {{"m", p.m},
+                   {"n", p.n},
+                   {"k", p.k},
+                   {"batch", p.batch},
                    {"in_type", intrinsic.input_type},
                    {"acc_type", intrinsic.accum_type},
                    {kAutoTvmTemplateKey, entry.template_name}};
   return task;
 }
 
-Expected<ParamMap> AutoTvmScheduleOf(const AutoTvmEntry& entry, int64_t threads) {
-  auto spec = FindTemplate(entry.template_name);
-  if (!spec.ok()) return spec.status();
-  auto p = ProblemOf(entry, **spec);
-  if (!p.ok()) return p.status();
+Expected<ParamMap> ScheduleOf(const AutoTvmEntry& entry, const TemplateSpec& spec, const cpu_gemm::GemmProblem& p,
+                              int64_t threads) {
   for (const AutoTvmKnob& knob : entry.knobs) {
     bool known = false;
-    for (const SplitKnob& split : Splits(**spec, *p)) known = known || knob.name == split.name;
+    for (const SplitKnob& split : Splits(spec, p)) known = known || knob.name == split.name;
     if (!known || knob.kind != "sp")
       return Status::InvalidArgument("knob '" + knob.name + "' (" + knob.kind + ") is not one of " +
                                      entry.template_name + "'s splits tile_y, tile_x, tile_k");
   }
   ParamMap schedule{{"threads", threads}};
-  for (const SplitKnob& split : Splits(**spec, *p)) {
+  for (const SplitKnob& split : Splits(spec, p)) {
     const AutoTvmKnob* found = nullptr;
     for (const AutoTvmKnob& knob : entry.knobs) found = knob.name == split.name ? &knob : found;
     if (!found) return Status::InvalidArgument(entry.template_name + " needs knob '" + split.name + "'");
@@ -137,6 +127,21 @@ Expected<ParamMap> AutoTvmScheduleOf(const AutoTvmEntry& entry, int64_t threads)
       schedule[std::string(split.name) + "_" + std::to_string(i)] = (*factors)[i];
   }
   return schedule;
+}
+
+}  // namespace
+
+bool IsAutoTvmTask(const Task& task) { return task.workload.count(kAutoTvmTemplateKey) > 0; }
+
+Expected<AutoTvmTaskSchedule> AutoTvmTaskScheduleOf(const AutoTvmEntry& entry, const IntrinsicInfo& intrinsic,
+                                                    int64_t threads) {
+  auto spec = FindTemplate(entry.template_name);
+  if (!spec.ok()) return spec.status();
+  auto p = ProblemOf(entry, **spec);
+  if (!p.ok()) return p.status();
+  auto schedule = ScheduleOf(entry, **spec, *p, threads);
+  if (!schedule.ok()) return schedule.status();
+  return AutoTvmTaskSchedule{TaskOf(entry, **spec, *p, intrinsic), std::move(*schedule)};
 }
 
 Expected<AutoTvmProgram> AutoTvmProgramOf(const Task& task, const ParamMap& schedule, const IntrinsicInfo& intrinsic) {

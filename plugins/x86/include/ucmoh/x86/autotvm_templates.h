@@ -33,16 +33,20 @@ struct AutoTvmProgram {
 
 bool IsAutoTvmTask(const Task& task);
 
-// The task of a log entry: op "dense" or "batch_matmul", workload m, n, k,
-// batch, in_type and acc_type (the intrinsic's) and the template name; key
-// "autotvm.<template op>.[b<B>_]m<M>_n<N>_k<K>.<intrinsic's short name>".
-// Refuses other templates, dtypes and argument shapes, naming them.
-Expected<Task> AutoTvmTaskOf(const AutoTvmEntry& entry, const IntrinsicInfo& intrinsic);
+struct AutoTvmTaskSchedule {
+  Task task;
+  ParamMap schedule;
+};
 
-// The schedule of a log entry: "tile_y_0", "tile_y_1", ... (each split's
-// factors, outermost first) and "threads". Every knob the template defines
-// must be there, with the right number of factors dividing its extent.
-Expected<ParamMap> AutoTvmScheduleOf(const AutoTvmEntry& entry, int64_t threads);
+// The task and schedule of a log entry. Task: op "dense" or "batch_matmul",
+// workload m, n, k, batch, in_type and acc_type (the intrinsic's) and the
+// template name; key "autotvm.<template op>.[b<B>_]m<M>_n<N>_k<K>.<intrinsic's
+// short name>". Schedule: "tile_y_0", "tile_y_1", ... (each split's factors,
+// outermost first) and "threads". Refuses other templates, dtypes and
+// argument shapes, and knobs that are missing, unknown or whose factors do
+// not divide their extent, naming them.
+Expected<AutoTvmTaskSchedule> AutoTvmTaskScheduleOf(const AutoTvmEntry& entry, const IntrinsicInfo& intrinsic,
+                                                    int64_t threads);
 
 // Reads a task and schedule made above back, checking them again (records
 // come from files).
