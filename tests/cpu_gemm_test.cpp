@@ -14,6 +14,7 @@
 
 #include "ucmoh/arm/arm_plugin.h"
 #include "ucmoh/cpu_gemm/gemm_lowering.h"
+#include "ucmoh/cpu_gemm/host_cpu.h"
 #include "ucmoh/cpu_gemm/gemm_plan.h"
 #include "ucmoh/cpu_gemm/gemm_schedule.h"
 #include "ucmoh/cpu_gemm/gemm_task_suites.h"
@@ -569,10 +570,10 @@ TEST(CpuGemmTargets, ParsesCpuinfoAndCacheSizes) {
   EXPECT_EQ(fields.model, "Test CPU @ 2.00GHz");
   EXPECT_EQ(fields.flags, (std::vector<std::string>{"fpu", "avx2", "fma", "avx512f"}));
   EXPECT_DOUBLE_EQ(fields.mhz, 2000.0);
-  EXPECT_EQ(x86::ParseCacheSize("48K"), 48.0 * 1024);
-  EXPECT_EQ(x86::ParseCacheSize("32M"), 32.0 * 1024 * 1024);
-  EXPECT_EQ(x86::ParseCacheSize("4096"), 4096.0);
-  EXPECT_EQ(x86::ParseCacheSize(""), 0.0);
+  EXPECT_EQ(cpu_gemm::ParseCacheSize("48K"), 48.0 * 1024);
+  EXPECT_EQ(cpu_gemm::ParseCacheSize("32M"), 32.0 * 1024 * 1024);
+  EXPECT_EQ(cpu_gemm::ParseCacheSize("4096"), 4096.0);
+  EXPECT_EQ(cpu_gemm::ParseCacheSize(""), 0.0);
 }
 
 std::set<std::string> ProcCpuinfoFlags() {

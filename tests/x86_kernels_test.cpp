@@ -18,20 +18,36 @@
 #include "ucmoh/cpu_gemm/gemm_lowering.h"
 #include "ucmoh/cpu_gemm/schedule_sampler.h"
 #include "ucmoh/records_io.h"
-#include "ucmoh/x86/gemm_driver.h"
-#include "ucmoh/x86/gemm_operands.h"
+#include "ucmoh/cpu_gemm/gemm_driver.h"
+#include "ucmoh/cpu_gemm/gemm_operands.h"
+#include "ucmoh/cpu_gemm/host_cpu.h"
+#include "ucmoh/cpu_gemm/latency_timer.h"
+#include "ucmoh/cpu_gemm/reference_gemm.h"
+#include "ucmoh/cpu_gemm/thread_team.h"
 #include "ucmoh/x86/host_hardware.h"
-#include "ucmoh/x86/latency_timer.h"
 #include "ucmoh/x86/micro_kernels.h"
-#include "ucmoh/x86/thread_team.h"
 #include "ucmoh/x86/x86_plugin.h"
 
 namespace ucmoh::x86 {
 namespace {
 
+using cpu_gemm::CheckAgainstReference;
+using cpu_gemm::GemmOperands;
 using cpu_gemm::GemmPlan;
 using cpu_gemm::GemmProblem;
+using cpu_gemm::GemmRunner;
 using cpu_gemm::GemmSchedule;
+using cpu_gemm::HostCores;
+using cpu_gemm::MakeGemmOperands;
+using cpu_gemm::SummarizeSamples;
+using cpu_gemm::ThreadTeam;
+using cpu_gemm::TimeProgram;
+using cpu_gemm::TimingResult;
+
+KernelFn FindMicroKernel(const std::string& intrinsic, int64_t mr, int64_t nr_vec, int64_t k_unroll) {
+  return X86Kernels().find(intrinsic, mr, nr_vec, k_unroll);
+}
+bool CpuSupportsIntrinsic(const std::string& intrinsic) { return X86Kernels().cpu_supports(intrinsic); }
 
 const std::vector<std::string> kIntrinsics = {"x86.avx2", "x86.avx512", "x86.vnni", "x86.bf16"};
 
@@ -52,75 +68,6 @@ Task GemmTask(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
   task.op = "gemm";
   task.workload = {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}};
   return task;
-}
-
-// Reads element (row, col) of A or (k, n) of B as a double from the layouts.
-double InputAt(const GemmOperands& ops, const uint8_t* base, int64_t index, bool is_a) {
-  const int64_t in = ops.profile.input_bytes;
-  if (in == 4) {
-    float v;
-    std::memcpy(&v, base + index * 4, 4);
-    return v;
-  }
-  if (in == 2) {
-    uint16_t bits;
-    std::memcpy(&bits, base + index * 2, 2);
-    return Bf16ToFloat(bits);
-  }
-  return is_a ? static_cast<double>(base[index]) : static_cast<double>(static_cast<int8_t>(base[index]));
-}
-
-// Compares C with the reference: bit-exact for int8 (integer sums) and fp32
-// (an in-order fmaf chain); for bf16, whose instruction rounds its pair sums
-// its own way and flushes denormals, within the recursive-summation bound
-// (K+1) * 2^-22 * sum|a*b|. Returns the number of mismatches.
-int64_t CheckAgainstReference(const GemmOperands& ops, std::string* first) {
-  const GemmProblem& p = ops.problem;
-  const int64_t kg = ops.profile.k_group;
-  const bool integer = ops.profile.input_bytes == 1;
-  const double eps = std::ldexp(1.0, -22);
-  int64_t bad = 0;
-  for (int64_t b = 0; b < p.batch; ++b) {
-    for (int64_t i = 0; i < p.m; ++i) {
-      for (int64_t j = 0; j < p.n; ++j) {
-        double sum = 0, magnitude = 0;
-        float fma_chain = 0;  // what an in-order fp32 FMA kernel computes, rounding for rounding
-        for (int64_t k = 0; k < p.k; ++k) {
-          const double a = InputAt(ops, ops.A(b), i * ops.kp + k, true);
-          const double w = InputAt(ops, ops.B(b), (k / kg) * p.n * kg + j * kg + k % kg, false);
-          sum += a * w;
-          magnitude += std::fabs(a * w);
-          fma_chain = std::fma(static_cast<float>(a), static_cast<float>(w), fma_chain);
-        }
-        const uint8_t* c = ops.C(b) + (i * p.n + j) * 4;
-        bool ok;
-        double got;
-        if (integer) {
-          int32_t v;
-          std::memcpy(&v, c, 4);
-          got = v;
-          ok = static_cast<int64_t>(v) == static_cast<int64_t>(sum);
-        } else if (ops.profile.input_bytes == 4) {
-          // fp32: every C element is one FMA chain in k order (C is stored and
-          // reloaded as f32 between k blocks), so the result is bit-exact.
-          float v;
-          std::memcpy(&v, c, 4);
-          got = v;
-          ok = v == fma_chain;
-        } else {
-          float v;
-          std::memcpy(&v, c, 4);
-          got = v;
-          ok = std::fabs(got - sum) <= static_cast<double>(p.k + 1) * eps * magnitude + 1e-30;
-        }
-        if (!ok && bad++ == 0 && first) {
-          *first = "C[" + std::to_string(b) + "][" + std::to_string(i) + "][" + std::to_string(j) +
-                   "] = " + std::to_string(got) + ", reference " + std::to_string(sum);
-        }
-      }
-    }
-  }
-  return bad;
 }
 
 // Odd and even shapes, tails in every dimension (not multiples of any tile,
@@ -191,7 +138,7 @@ TEST_P(X86Kernels, EverySampledScheduleMatchesTheReference) {
     for (const GemmSchedule& s : *schedules) {
       auto plan = cpu_gemm::MakeGemmPlan(problem, s, *profile);
       ASSERT_TRUE(plan.ok()) << plan.status().message();
-      auto runner = GemmRunner::Create(*plan, *operands);
+      auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
       ASSERT_TRUE(runner.ok()) << runner.status().message();
       ZeroC(**operands);
       (*runner)->Run(Team());
@@ -222,7 +169,7 @@ TEST_P(X86Kernels, ReferenceCheckCatchesOneWrongElement) {
   ASSERT_EQ(schedules->size(), 1u);
   auto plan = cpu_gemm::MakeGemmPlan(problem, schedules->front(), *profile);
   ASSERT_TRUE(plan.ok());
-  auto runner = GemmRunner::Create(*plan, *operands);
+  auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
   ASSERT_TRUE(runner.ok());
   (*runner)->Run(Team());
   ASSERT_EQ(CheckAgainstReference(**operands, nullptr), 0) << name;
@@ -276,7 +223,7 @@ TEST_P(X86Driver, RunsExactlyTheLoweredProgram) {
     for (const GemmSchedule& s : *schedules) {
       auto plan = cpu_gemm::MakeGemmPlan(problem, s, *profile);
       ASSERT_TRUE(plan.ok());
-      auto runner = GemmRunner::Create(*plan, *operands);
+      auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
       ASSERT_TRUE(runner.ok());
       (*runner)->Run(Team());
       const GemmRunCounts counts = (*runner)->LastCounts();

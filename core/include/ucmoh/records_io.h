@@ -1,4 +1,5 @@
-// The one place that reads and writes records as JSON Lines.
+// Records files: JSON Lines, read, written atomically and appended. One
+// line's schema is record_json.h's.
 #pragma once
 
 #include <functional>
@@ -7,15 +8,10 @@
 #include <vector>
 
 #include "ucmoh/record.h"
+#include "ucmoh/record_json.h"
 #include "ucmoh/status.h"
 
 namespace ucmoh {
-
-// One record as one JSON line (no trailing newline).
-std::string RecordToJsonLine(const Record& record);
-
-// Parses one line; the error names the key that is missing or malformed.
-Expected<Record> RecordFromJsonLine(const std::string& line);
 
 struct NumberedRecord {
   int64_t line = 0;  // 1-based line number in its file

@@ -9,7 +9,7 @@
 #include "ucmoh/x86/autotvm_hardware.h"
 #include "ucmoh/x86/autotvm_log.h"
 #include "ucmoh/x86/autotvm_templates.h"
-#include "ucmoh/x86/latency_timer.h"
+#include "ucmoh/cpu_gemm/latency_timer.h"
 #include "ucmoh/x86/x86_intrinsics.h"
 
 namespace ucmoh::x86 {
@@ -93,7 +93,7 @@ Status ImportLine(std::string_view line, const LinePlace& place, TargetContext* 
   if (entry->costs_s.empty()) return Status::InvalidArgument("error_no is 0 but result[0] holds no cost");
   for (double cost : entry->costs_s)
     if (!std::isfinite(cost) || cost <= 0) return Status::InvalidArgument("error_no is 0 but a cost is not positive");
-  record->latency = SummarizeSamples(entry->costs_s);
+  record->latency = cpu_gemm::SummarizeSamples(entry->costs_s);
   out->records.push_back(std::move(*record));
   return Status::Ok();
 }

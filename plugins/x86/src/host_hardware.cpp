@@ -1,25 +1,15 @@
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
-#include <fstream>
-#include <sstream>
 
 #include "ucmoh/x86/host_hardware.h"
+
+#include "ucmoh/cpu_gemm/host_cpu.h"
 #include "ucmoh/x86/x86_intrinsics.h"
 
 namespace ucmoh::x86 {
 
 namespace {
-
-std::string ReadFile(const char* path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Without /proc/cpuinfo (not Linux), ask the CPU through the compiler for the
 // flags CanMeasure needs, spelled as Linux spells them.
@@ -37,15 +27,6 @@ std::vector<std::string> FlagsFromCpuid() {
 }
 
 }  // namespace
-
-int64_t HostCores() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
-    return std::max(1, CPU_COUNT(&mask));
-  }
-  return std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-}
 
 bool HasFlag(const HardwareParams& hardware, const std::string& flag) {
   return std::find(hardware.flags.begin(), hardware.flags.end(), flag) != hardware.flags.end();
@@ -73,13 +54,13 @@ HardwareParams RecordedHardware(const HardwareParams& host) {
 }
 
 HardwareParams ReadHostHardware() {
-  const CpuinfoFields cpuinfo = ParseCpuinfo(ReadFile("/proc/cpuinfo"));
-  const CacheSizes caches = ReadHostCaches();
+  const CpuinfoFields cpuinfo = ParseCpuinfo(cpu_gemm::ReadTextFile("/proc/cpuinfo"));
+  const cpu_gemm::CacheSizes caches = cpu_gemm::ReadHostCaches();
   HardwareParams hw;
   hw.model = cpuinfo.model.empty() ? "unknown x86-64 CPU" : cpuinfo.model;
   hw.flags = cpuinfo.flags.empty() ? FlagsFromCpuid() : cpuinfo.flags;
   hw.is_gpu = false;
-  hw.cores = static_cast<double>(HostCores());
+  hw.cores = static_cast<double>(cpu_gemm::HostCores());
   const bool avx512 = HasFlag(hw, "avx512f");
   hw.vector_bytes = avx512 ? 64 : HasFlag(hw, "avx2") || HasFlag(hw, "avx") ? 32 : 16;
   hw.vector_registers = avx512 ? 32 : 16;
@@ -87,7 +68,7 @@ HardwareParams ReadHostHardware() {
   hw.l1_bytes = caches.l1d_bytes;
   hw.l2_bytes = caches.l2_bytes;
   hw.l3_bytes = caches.l3_bytes;
-  hw.clock_ghz = NominalClockGhz(hw.model, ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency"));
+  hw.clock_ghz = NominalClockGhz(hw.model, cpu_gemm::ReadTextFile("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency"));
   return hw;
 }
 

@@ -24,5 +24,5 @@ struct Ops {
   UCMOH_OP AccVec Dot(AccVec acc, AVec a, BVec b) { return _mm512_fmadd_ps(a, b, acc); }
 };
 }  // namespace
-#include "micro_kernel.inc"
+#include "ucmoh/cpu_gemm/micro_kernel_template.inc"
 }  // namespace ucmoh::x86

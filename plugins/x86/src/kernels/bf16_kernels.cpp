@@ -32,5 +32,5 @@ struct Ops {
   UCMOH_OP AccVec Dot(AccVec acc, AVec a, BVec b) { return _mm512_dpbf16_ps(acc, a, b); }
 };
 }  // namespace
-#include "micro_kernel.inc"
+#include "ucmoh/cpu_gemm/micro_kernel_template.inc"
 }  // namespace ucmoh::x86

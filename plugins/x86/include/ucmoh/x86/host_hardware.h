@@ -22,19 +22,6 @@ struct CpuinfoFields {
 };
 CpuinfoFields ParseCpuinfo(const std::string& text);
 
-// "48K", "2048K", "32M", "1G" or a plain byte count -> bytes; 0 when unreadable.
-double ParseCacheSize(const std::string& text);
-
-struct CacheSizes {
-  double l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
-  double line_bytes = 0;
-};
-// cpu0's caches from sysfs, each missing level from sysconf; 0 when unknown.
-CacheSizes ReadHostCaches();
-
-// Cores this process may run on (affinity mask), at least 1.
-int64_t HostCores();
-
 // The nominal (base) clock in GHz: the "@ 2.10GHz" of the model name, else
 // cpufreq's base_frequency (kHz text), else 0 (unknown). Never "cpu MHz",
 // which moves with frequency scaling.

@@ -1,39 +1,25 @@
 // The register-tile micro-kernels of the x86 intrinsics, one per
 // (intrinsic, mr, nr_vec, k_unroll) inside the register budget
-// (docs/cpu-gemm.md, "Register budget"). Each kernel is a template
-// instantiation compiled with its instruction set's per-function target
-// attribute, so this library runs on any x86-64 CPU and executes an
-// instruction only when the driver asks for that intrinsic's kernel; callers
-// check CpuSupportsIntrinsic first (runtime feature detection).
+// (docs/cpu-gemm.md, "Register budget"). Each kernel is an instantiation of
+// cpu_gemm's micro_kernel_template.inc compiled with its instruction set's
+// per-function target attribute, so this library runs on any x86-64 CPU and
+// executes an instruction only when the driver asks for that intrinsic's
+// kernel; X86Kernels().cpu_supports is the runtime feature check.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "ucmoh/cpu_gemm/micro_kernel.h"
+
 namespace ucmoh::x86 {
 
-// One call: C[mr x nr] += A[mr x (k_steps*kg)] * B[(k_steps*kg) x nr], with C
-// loaded into the mr * nr_vec accumulators first and stored back at the end.
-// Element types are the intrinsic's (A f32/u8/bf16, B f32/s8/bf16, C f32/s32).
-struct KernelCall {
-  const void* const* a_rows = nullptr;  // mr pointers: each row's first k-group of this block
-  int64_t a_step = 0;                   // A elements between k-group steps of a row: kg, or mr*kg packed
-  const void* b = nullptr;              // first k-group row of this block at the tile's first column
-  int64_t b_step = 0;                   // B elements between k-group rows: N*kg, or nr*kg packed
-  void* c = nullptr;                    // the tile's top-left element
-  int64_t ldc = 0;                      // C elements between rows
-  int64_t k_steps = 0;                  // k-group steps of this k block
-};
+using cpu_gemm::KernelCall;
+using cpu_gemm::KernelFn;
 
-using KernelFn = void (*)(const KernelCall&);
-
-// The kernel for a register tile and unroll, or nullptr when the intrinsic is
-// unknown or the tile breaks its register budget.
-KernelFn FindMicroKernel(const std::string& intrinsic, int64_t mr, int64_t nr_vec, int64_t k_unroll);
-
-// Whether this CPU executes the intrinsic's instructions (CPUID via the
-// compiler's __builtin_cpu_supports), independent of /proc/cpuinfo.
-bool CpuSupportsIntrinsic(const std::string& intrinsic);
+// x86.avx2, x86.avx512, x86.vnni and x86.bf16 (CPUID through the compiler's
+// __builtin_cpu_supports, independent of /proc/cpuinfo).
+const cpu_gemm::KernelLibrary& X86Kernels();
 
 // The per-ISA tables (kernels/*.cpp).
 KernelFn FindAvx2Kernel(int64_t mr, int64_t nr_vec, int64_t k_unroll);

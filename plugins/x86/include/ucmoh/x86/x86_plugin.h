@@ -5,15 +5,12 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "ucmoh/cpu_gemm/cpu_gemm_measurer.h"
 #include "ucmoh/cpu_gemm/cpu_gemm_plugin.h"
 
 namespace ucmoh::x86 {
-
-struct GemmOperands;
-class ThreadTeam;
 
 class X86Plugin : public cpu_gemm::CpuGemmPlugin {
  public:
@@ -35,21 +32,13 @@ class X86Plugin : public cpu_gemm::CpuGemmPlugin {
   // Ok when the hardware's CPU flags include everything the intrinsic's
   // instructions need; Unsupported naming the missing flag otherwise.
   Status CanMeasure(const std::string& intrinsic) const override;
-  // Runs the program on this host with the intrinsic's micro-kernels and the
-  // blocked driver, pinned, and times it (docs/data.md, "How it is measured").
-  // One measurement at a time per plugin; the operands of the last task are
-  // kept, so measuring a task's programs one after another allocates once.
+  // Runs the program on this host with the x86 micro-kernels through
+  // cpu_gemm's measurer (docs/data.md, "How it is measured").
   Expected<Record> Measure(const Task& task, const std::string& intrinsic,
                            const ParamMap& schedule, const MeasureOptions& options) const override;
 
  private:
-  Expected<std::shared_ptr<GemmOperands>> OperandsFor(const cpu_gemm::GemmPlan& plan) const;
-
-  HardwareParams host_;  // the full reading, flags and all, for provenance
-  mutable std::mutex measure_mutex_;
-  mutable std::string operands_key_;
-  mutable std::shared_ptr<GemmOperands> operands_;
-  mutable std::unique_ptr<ThreadTeam> team_;
+  cpu_gemm::CpuGemmMeasurer measurer_;  // holds the full host reading, for provenance
 };
 
 }  // namespace ucmoh::x86

@@ -13,7 +13,7 @@
 #include "ucmoh/cpu_gemm/isa_profile.h"
 #include "ucmoh/status.h"
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 // Zero-initialized, 64-byte aligned bytes.
 class AlignedBuffer {
@@ -32,8 +32,8 @@ class AlignedBuffer {
 };
 
 struct GemmOperands {
-  cpu_gemm::GemmProblem problem;
-  cpu_gemm::IsaProfile profile;
+  GemmProblem problem;
+  IsaProfile profile;
   int64_t kp = 0;  // K rounded up to whole k-groups
   AlignedBuffer a, b, c;
 
@@ -51,8 +51,8 @@ struct GemmOperands {
 constexpr size_t kBPaddingBytes = 4096;
 
 // Allocates and fills the operands; C starts at zero.
-Expected<std::shared_ptr<GemmOperands>> MakeGemmOperands(const cpu_gemm::GemmProblem& problem,
-                                                         const cpu_gemm::IsaProfile& profile,
+Expected<std::shared_ptr<GemmOperands>> MakeGemmOperands(const GemmProblem& problem,
+                                                         const IsaProfile& profile,
                                                          uint64_t seed);
 
 void ZeroC(GemmOperands& operands);
@@ -61,4 +61,4 @@ void ZeroC(GemmOperands& operands);
 float Bf16ToFloat(uint16_t bits);
 uint16_t FloatToBf16(float value);  // round to nearest even
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -12,11 +12,11 @@
 
 #include "ucmoh/cpu_gemm/gemm_plan.h"
 #include "ucmoh/status.h"
-#include "ucmoh/x86/gemm_operands.h"
-#include "ucmoh/x86/micro_kernels.h"
-#include "ucmoh/x86/thread_team.h"
+#include "ucmoh/cpu_gemm/gemm_operands.h"
+#include "ucmoh/cpu_gemm/micro_kernel.h"
+#include "ucmoh/cpu_gemm/thread_team.h"
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 // What one execution did, counted by the driver (tests compare it with the AST).
 struct GemmRunCounts {
@@ -27,10 +27,11 @@ struct GemmRunCounts {
 
 class GemmRunner {
  public:
-  // Fails when the plan's intrinsic has no kernel for its tile, this CPU lacks
+  // Fails when `kernels` has no kernel for the plan's tile, this CPU lacks
   // the intrinsic, or the operands are for another problem.
-  static Expected<std::unique_ptr<GemmRunner>> Create(const cpu_gemm::GemmPlan& plan,
-                                                      std::shared_ptr<GemmOperands> operands);
+  static Expected<std::unique_ptr<GemmRunner>> Create(const GemmPlan& plan,
+                                                      std::shared_ptr<GemmOperands> operands,
+                                                      const KernelLibrary& kernels);
 
   // One execution of the program: C += A * B for every batch.
   void Run(ThreadTeam& team);
@@ -47,7 +48,7 @@ class GemmRunner {
     GemmRunCounts counts;
   };
 
-  GemmRunner(const cpu_gemm::GemmPlan& plan, std::shared_ptr<GemmOperands> operands, KernelFn kernel);
+  GemmRunner(const GemmPlan& plan, std::shared_ptr<GemmOperands> operands, KernelFn kernel);
   void RunThread(int thread);
   void Nest(int level, const Span* range, Span* open, Scratch& scratch, int64_t batch);
   void PackA(const Span* open, Scratch& scratch, int64_t batch) const;
@@ -55,11 +56,11 @@ class GemmRunner {
   void Tiles(const Span* open, Scratch& scratch, int64_t batch) const;
   void Tile(int64_t m_tile, int64_t n_tile, const Span* open, Scratch& scratch, int64_t batch) const;
 
-  cpu_gemm::GemmPlan plan_;
+  GemmPlan plan_;
   std::shared_ptr<GemmOperands> ops_;
   KernelFn kernel_;
-  int64_t group_bytes_ = 4;  // one k-group of A or B: 4 bytes for every x86 intrinsic
+  int64_t group_bytes_ = 4;  // one k-group of A or B: 4 bytes for every CPU intrinsic
   std::vector<Scratch> scratch_;
 };
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -11,7 +11,7 @@
 #include "ucmoh/plugin.h"
 #include "ucmoh/record.h"
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 struct TimingResult {
   LatencyStats stats;    // per-run latency: median, mean, min, cv over repeats
@@ -29,4 +29,4 @@ TimingResult TimeProgram(const std::function<void()>& run, const MeasureOptions&
 // Median, mean, min and cv (sample stddev / mean) of positive samples.
 LatencyStats SummarizeSamples(std::vector<double> seconds);
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

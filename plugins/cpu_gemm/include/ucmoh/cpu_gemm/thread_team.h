@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 // CPUs in this process's affinity mask, ascending.
 std::vector<int> AllowedCpus();
@@ -50,4 +50,4 @@ class ThreadTeam {
   bool stopping_ = false;
 };
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -1,9 +1,9 @@
-#include "ucmoh/x86/thread_team.h"
+#include "ucmoh/cpu_gemm/thread_team.h"
 
 #include <pthread.h>
 #include <sched.h>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 std::vector<int> AllowedCpus() {
   cpu_set_t mask;
@@ -78,4 +78,4 @@ void ThreadTeam::WorkerLoop(int member) {
   }
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

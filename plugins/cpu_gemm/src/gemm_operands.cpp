@@ -1,9 +1,9 @@
-#include "ucmoh/x86/gemm_operands.h"
+#include "ucmoh/cpu_gemm/gemm_operands.h"
 
 #include <cstring>
 #include <random>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64 + 64;
@@ -49,8 +49,8 @@ void FillElement(const std::string& type, bool is_a, std::mt19937_64& rng, uint8
 
 }  // namespace
 
-Expected<std::shared_ptr<GemmOperands>> MakeGemmOperands(const cpu_gemm::GemmProblem& problem,
-                                                         const cpu_gemm::IsaProfile& profile,
+Expected<std::shared_ptr<GemmOperands>> MakeGemmOperands(const GemmProblem& problem,
+                                                         const IsaProfile& profile,
                                                          uint64_t seed) {
   auto ops = std::make_shared<GemmOperands>();
   ops->problem = problem;
@@ -90,4 +90,4 @@ void ZeroC(GemmOperands& operands) {
   std::memset(operands.c.data(), 0, operands.c.size());
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -1,11 +1,11 @@
-#include "ucmoh/x86/measure_provenance.h"
+#include "ucmoh/cpu_gemm/measure_provenance.h"
 
 #include <ctime>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
-#ifndef UCMOH_X86_CXX_FLAGS
-#define UCMOH_X86_CXX_FLAGS "unknown"
+#ifndef UCMOH_CXX_FLAGS
+#define UCMOH_CXX_FLAGS "unknown"
 #endif
 
 std::string CompilerDescription() {
@@ -18,15 +18,7 @@ std::string CompilerDescription() {
 #endif
 }
 
-std::string CompileFlags() { return UCMOH_X86_CXX_FLAGS; }
-
-std::string KernelTargetAttribute(const std::string& intrinsic) {
-  if (intrinsic == "x86.avx2") return "avx2,fma";
-  if (intrinsic == "x86.avx512") return "avx512f";
-  if (intrinsic == "x86.vnni") return "avx512f,avx512vnni";
-  if (intrinsic == "x86.bf16") return "avx512f,avx512bf16";
-  return "";
-}
+std::string CompileFlags() { return UCMOH_CXX_FLAGS; }
 
 std::string IsoDateUtc() {
   const std::time_t now = std::time(nullptr);
@@ -37,8 +29,8 @@ std::string IsoDateUtc() {
   return text;
 }
 
-Provenance MeasuredProvenance(const HardwareParams& hardware, const std::string& intrinsic,
-                              int64_t threads, const std::vector<int>& cpus) {
+Provenance MeasuredProvenance(const std::string& target, const HardwareParams& hardware,
+                              const std::string& kernel_target, int64_t threads, const std::vector<int>& cpus) {
   std::string flags, cpu_list;
   for (const std::string& flag : hardware.flags) flags += (flags.empty() ? "" : " ") + flag;
   for (int64_t t = 0; t < threads && !cpus.empty(); ++t) {
@@ -46,7 +38,7 @@ Provenance MeasuredProvenance(const HardwareParams& hardware, const std::string&
   }
   Provenance p;
   p.kind = "measured";
-  p.source = "x86 host: " + hardware.model;
+  p.source = target + " host: " + hardware.model;
   p.details["cpu_model"] = hardware.model;
   p.details["cpu_flags"] = flags;
   p.details["cores_available"] = static_cast<int64_t>(hardware.cores);
@@ -54,9 +46,9 @@ Provenance MeasuredProvenance(const HardwareParams& hardware, const std::string&
   p.details["cpus_pinned"] = cpu_list;
   p.details["compiler"] = CompilerDescription();
   p.details["compile_flags"] = CompileFlags();
-  p.details["kernel_target"] = KernelTargetAttribute(intrinsic);
+  p.details["kernel_target"] = kernel_target;
   p.details["date"] = IsoDateUtc();
   return p;
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

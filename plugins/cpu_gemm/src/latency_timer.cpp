@@ -1,4 +1,4 @@
-#include "ucmoh/x86/latency_timer.h"
+#include "ucmoh/cpu_gemm/latency_timer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 namespace {
 
@@ -58,4 +58,4 @@ TimingResult TimeProgram(const std::function<void()>& run, const MeasureOptions&
   return result;
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -1,33 +1,32 @@
-#include "ucmoh/x86/gemm_driver.h"
+#include "ucmoh/cpu_gemm/gemm_driver.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 namespace {
-
-using cpu_gemm::GemmDim;
 
 int Index(GemmDim d) { return d == GemmDim::kM ? 0 : d == GemmDim::kN ? 1 : 2; }
 
 }  // namespace
 
-Expected<std::unique_ptr<GemmRunner>> GemmRunner::Create(const cpu_gemm::GemmPlan& plan,
-                                                         std::shared_ptr<GemmOperands> operands) {
-  const cpu_gemm::GemmSchedule& s = plan.schedule;
+Expected<std::unique_ptr<GemmRunner>> GemmRunner::Create(const GemmPlan& plan,
+                                                         std::shared_ptr<GemmOperands> operands,
+                                                         const KernelLibrary& kernels) {
+  const GemmSchedule& s = plan.schedule;
   const std::string& intrinsic = plan.profile.intrinsic;
-  if (!CpuSupportsIntrinsic(intrinsic)) {
+  if (!kernels.cpu_supports(intrinsic)) {
     return Status::Unsupported("this CPU does not execute " + intrinsic + " instructions");
   }
-  KernelFn kernel = FindMicroKernel(intrinsic, s.mr, s.nr_vec, s.k_unroll);
+  KernelFn kernel = kernels.find(intrinsic, s.mr, s.nr_vec, s.k_unroll);
   if (!kernel) {
     return Status::Unsupported("no " + intrinsic + " micro-kernel for mr=" + std::to_string(s.mr) +
                                " nr_vec=" + std::to_string(s.nr_vec) +
                                " k_unroll=" + std::to_string(s.k_unroll));
   }
-  const cpu_gemm::GemmProblem& p = plan.problem;
-  const cpu_gemm::GemmProblem& q = operands->problem;
+  const GemmProblem& p = plan.problem;
+  const GemmProblem& q = operands->problem;
   if (p.m != q.m || p.n != q.n || p.k != q.k || p.batch != q.batch ||
       operands->profile.intrinsic != intrinsic) {
     return Status::InvalidArgument("internal: operands made for another GEMM than the plan");
@@ -35,7 +34,7 @@ Expected<std::unique_ptr<GemmRunner>> GemmRunner::Create(const cpu_gemm::GemmPla
   return std::unique_ptr<GemmRunner>(new GemmRunner(plan, std::move(operands), kernel));
 }
 
-GemmRunner::GemmRunner(const cpu_gemm::GemmPlan& plan, std::shared_ptr<GemmOperands> operands,
+GemmRunner::GemmRunner(const GemmPlan& plan, std::shared_ptr<GemmOperands> operands,
                        KernelFn kernel)
     : plan_(plan), ops_(std::move(operands)), kernel_(kernel) {
   group_bytes_ = plan_.profile.group_bytes();
@@ -72,7 +71,7 @@ void GemmRunner::RunThread(int thread) {
   // Thread t covers units [t*u, (t+1)*u) of the parallel dimension, all of the others.
   Span range[3];
   for (GemmDim d : {GemmDim::kM, GemmDim::kN, GemmDim::kK}) {
-    const cpu_gemm::DimPlan& dim = plan_.dim(d);
+    const DimPlan& dim = plan_.dim(d);
     const bool split = d == plan_.schedule.parallel;
     range[Index(d)] = Span{split ? thread * dim.units_per_thread : 0, dim.units_per_thread};
   }
@@ -198,4 +197,4 @@ void GemmRunner::Tile(int64_t mt, int64_t nt, const Span* open, Scratch& scratch
   }
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm

@@ -1,13 +1,17 @@
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "ucmoh/x86/host_hardware.h"
+#include "ucmoh/cpu_gemm/host_cpu.h"
 
-namespace ucmoh::x86 {
+namespace ucmoh::cpu_gemm {
 
 namespace {
 
@@ -57,6 +61,22 @@ double ParseCacheSize(const std::string& text) {
   }
 }
 
+int64_t HostCores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    return std::max(1, CPU_COUNT(&mask));
+  }
+  return std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+std::string ReadTextFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 CacheSizes ReadHostCaches() {
   CacheSizes sizes;
   ReadSysfsCaches(sizes);
@@ -69,4 +89,4 @@ CacheSizes ReadHostCaches() {
   return sizes;
 }
 
-}  // namespace ucmoh::x86
+}  // namespace ucmoh::cpu_gemm
