@@ -21,6 +21,7 @@
 #include "ucmoh/cpu_gemm/gemm_driver.h"
 #include "ucmoh/cpu_gemm/gemm_operands.h"
 #include "ucmoh/cpu_gemm/host_cpu.h"
+#include "ucmoh/cpu_gemm/kernel_sweep.h"
 #include "ucmoh/cpu_gemm/latency_timer.h"
 #include "ucmoh/cpu_gemm/reference_gemm.h"
 #include "ucmoh/cpu_gemm/thread_team.h"
@@ -35,6 +36,7 @@ using cpu_gemm::CheckAgainstReference;
 using cpu_gemm::GemmOperands;
 using cpu_gemm::GemmPlan;
 using cpu_gemm::GemmProblem;
+using cpu_gemm::GemmRunCounts;
 using cpu_gemm::GemmRunner;
 using cpu_gemm::GemmSchedule;
 using cpu_gemm::HostCores;
@@ -45,9 +47,9 @@ using cpu_gemm::TimeProgram;
 using cpu_gemm::TimingResult;
 
 KernelFn FindMicroKernel(const std::string& intrinsic, int64_t mr, int64_t nr_vec, int64_t k_unroll) {
-  return X86Kernels().find(intrinsic, mr, nr_vec, k_unroll);
+  return ::ucmoh::x86::X86Kernels().find(intrinsic, mr, nr_vec, k_unroll);
 }
-bool CpuSupportsIntrinsic(const std::string& intrinsic) { return X86Kernels().cpu_supports(intrinsic); }
+bool CpuSupportsIntrinsic(const std::string& intrinsic) { return ::ucmoh::x86::X86Kernels().cpu_supports(intrinsic); }
 
 const std::vector<std::string> kIntrinsics = {"x86.avx2", "x86.avx512", "x86.vnni", "x86.bf16"};
 
@@ -75,7 +77,6 @@ Task GemmTask(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
 const std::vector<GemmProblem> kShapes = {
     {37, 45, 29, 1}, {64, 48, 32, 1}, {1, 17, 3, 1}, {50, 100, 61, 2}, {23, 160, 130, 1}, {96, 33, 7, 1},
 };
-constexpr int kSchedulesPerShape = 20;
 
 TEST(X86KernelTable, CoversExactlyTheRegisterBudget) {
   for (const std::string& name : kIntrinsics) {
@@ -121,39 +122,20 @@ TEST(X86KernelHost, CanMeasureAgreesWithTheCpu) {
   }
 }
 
-// The sweep: kShapes x kSchedulesPerShape sampled schedules (fewer where a
-// tiny shape has fewer distinct ones), each checked against the reference.
+// The sweep (kernel_sweep.h, the same one ucmoh-measure `check` runs for
+// aarch64 under emulation): 120 sampled schedules over shapes with tails in
+// every dimension, each checked against the reference.
 TEST_P(X86Kernels, EverySampledScheduleMatchesTheReference) {
   const std::string& name = GetParam();
   auto profile = Host().Profile(name, Host().Target().hardware);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
-  int64_t checked = 0;
-  for (const GemmProblem& problem : kShapes) {
-    auto operands = MakeGemmOperands(problem, *profile, 7);
-    ASSERT_TRUE(operands.ok());
-    auto schedules = cpu_gemm::SampleGemmSchedules(problem, *profile, kSchedulesPerShape,
-                                                   static_cast<uint64_t>(problem.m * 131 + problem.k));
-    ASSERT_TRUE(schedules.ok()) << schedules.status().message();
-    ASSERT_FALSE(schedules->empty()) << name << ": no schedule sampled for " << problem.m << "x" << problem.n;
-    for (const GemmSchedule& s : *schedules) {
-      auto plan = cpu_gemm::MakeGemmPlan(problem, s, *profile);
-      ASSERT_TRUE(plan.ok()) << plan.status().message();
-      auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
-      ASSERT_TRUE(runner.ok()) << runner.status().message();
-      ZeroC(**operands);
-      (*runner)->Run(Team());
-      std::string first;
-      const std::string what = name + " " + std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
-                               std::to_string(problem.k) + "x" + std::to_string(problem.batch) + " " +
-                               CanonicalString(cpu_gemm::ToParams(s));
-      ASSERT_EQ(CheckAgainstReference(**operands, &first), 0) << what << ": " << first;
-      ++checked;
-    }
-  }
-  ASSERT_GT(checked, 0) << name << ": no program was checked";
-  RecordProperty("programs_checked", static_cast<int>(checked));
-  std::printf("%s: checked %lld programs\n", name.c_str(), static_cast<long long>(checked));
+  auto result = cpu_gemm::SweepKernels(*profile, ::ucmoh::x86::X86Kernels(), cpu_gemm::SweepShapes(), 120, 7, Team());
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->schedules, 120) << name;
+  EXPECT_EQ(result->shapes, static_cast<int64_t>(cpu_gemm::SweepShapes().size())) << name;
+  EXPECT_EQ(result->mismatches, 0) << name << ": " << result->first_mismatch;
 }
+
 
 // The checker itself: one wrong element of C (one unit for int8, one ulp for
 // fp32, 1% for bf16) is caught.
@@ -169,7 +151,7 @@ TEST_P(X86Kernels, ReferenceCheckCatchesOneWrongElement) {
   ASSERT_EQ(schedules->size(), 1u);
   auto plan = cpu_gemm::MakeGemmPlan(problem, schedules->front(), *profile);
   ASSERT_TRUE(plan.ok());
-  auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
+  auto runner = GemmRunner::Create(*plan, *operands, ::ucmoh::x86::X86Kernels());
   ASSERT_TRUE(runner.ok());
   (*runner)->Run(Team());
   ASSERT_EQ(CheckAgainstReference(**operands, nullptr), 0) << name;
@@ -223,7 +205,7 @@ TEST_P(X86Driver, RunsExactlyTheLoweredProgram) {
     for (const GemmSchedule& s : *schedules) {
       auto plan = cpu_gemm::MakeGemmPlan(problem, s, *profile);
       ASSERT_TRUE(plan.ok());
-      auto runner = GemmRunner::Create(*plan, *operands, X86Kernels());
+      auto runner = GemmRunner::Create(*plan, *operands, ::ucmoh::x86::X86Kernels());
       ASSERT_TRUE(runner.ok());
       (*runner)->Run(Team());
       const GemmRunCounts counts = (*runner)->LastCounts();

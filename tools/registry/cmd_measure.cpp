@@ -1,6 +1,8 @@
 // registry measure INTRINSIC --tasks SUITE --per-task N -o FILE.jsonl: samples
 // N schedules per task of the suite, runs and times each program on this host
 // through the intrinsic's plugin, and appends one record per program to FILE.
+// With --host USER@HOST (repeatable) the programs run on those hosts over ssh
+// instead (remote_measure.h), with the same resumable file.
 // Resumable: programs already in FILE (by ProgramKey) are skipped, so running
 // the same command twice adds nothing; records are appended whole (never half
 // a line; SIGINT / SIGTERM stop after the program in flight and append what
@@ -14,6 +16,7 @@
 
 #include "cli_progress.h"
 #include "commands.h"
+#include "remote_measure.h"
 #include "ucmoh/records_io.h"
 
 namespace ucmoh::cli {
@@ -28,7 +31,26 @@ struct MeasureArgs {
   MeasureOptions options;
   int64_t flush_every = 25;  // records per append (each append ends with fsync)
   bool quiet = false;
+  std::vector<std::string> hosts;  // measure there over ssh instead of here
+  std::string ssh_config, measurer_dir;
 };
+
+int RunMeasureOnHosts(const MeasureArgs& args, const std::string& target) {
+  RemoteMeasureArgs remote;
+  remote.intrinsic = args.intrinsic;
+  remote.target = target;
+  remote.suite = args.suite;
+  remote.output = args.output;
+  remote.per_task = args.per_task;
+  remote.max_tasks = args.max_tasks;
+  remote.seed = args.seed;
+  remote.options = args.options;
+  remote.hosts = args.hosts;
+  remote.ssh_config = args.ssh_config;
+  remote.measurer_dir = args.measurer_dir;
+  remote.quiet = args.quiet;
+  return RunRemoteMeasure(remote);
+}
 
 // Program keys already in the output file; an absent file is an empty set.
 Expected<std::set<std::string>> ExistingPrograms(const std::string& path) {
@@ -64,9 +86,10 @@ int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
   const LoadedPlugin* loaded = (*plugins)->ForIntrinsic(args.intrinsic);
   if (!loaded) return Fail(Status::NotFound("no loaded plugin has intrinsic '" + args.intrinsic + "'"));
   const TargetPlugin& plugin = *loaded->plugin;
+  if (args.per_task < 1) return Fail(Status::InvalidArgument("--per-task must be >= 1"));
+  if (!args.hosts.empty()) return RunMeasureOnHosts(args, loaded->target.name);
   Status can = plugin.CanMeasure(args.intrinsic);
   if (!can.ok()) return Fail(can);
-  if (args.per_task < 1) return Fail(Status::InvalidArgument("--per-task must be >= 1"));
 
   auto tasks = plugin.Tasks(args.suite, args.intrinsic);
   if (!tasks.ok()) return Fail(tasks.status());
@@ -160,6 +183,11 @@ Command AddMeasureCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--max-cv", args->options.max_cv, "Re-measure a program whose cv exceeds this")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", args->quiet, "No progress bar");
+  sub->add_option("--host", args->hosts,
+                  "Measure on this host over ssh (USER@HOST or an ssh_config Host; repeat for several)");
+  sub->add_option("--ssh-config", args->ssh_config, "ssh_config file for the hosts (ssh -F)");
+  sub->add_option("--measurer-dir", args->measurer_dir,
+                  "Where the ucmoh-measure-<arch> binaries are (default: beside this executable)");
   return {sub, [&global, args]() { return RunMeasure(global, *args); }};
 }
 
