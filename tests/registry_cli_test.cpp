@@ -71,6 +71,12 @@ TEST(RegistryCli, RefusesUnknownIntrinsicAndMissingRecords) {
   EXPECT_NE(r.out.find("registry records add"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("records import cutlass"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("registry measure"), std::string::npos) << r.out;
+  // arm.sdot has no data anywhere: the fix is to measure it on an aarch64
+  // host over ssh, which the message names.
+  r = Registry(db, "add-intrinsic arm.sdot -q");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("no records for 'arm.sdot'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("`registry measure arm.sdot --host USER@HOST -o FILE.jsonl`"), std::string::npos) << r.out;
 }
 
 TEST(RegistryCli, RecordsAddWithBadLineWritesNothing) {

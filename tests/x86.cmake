@@ -23,3 +23,4 @@ ucmoh_add_test(autotvm_import_test autotvm_import_test.cpp)
 target_include_directories(autotvm_import_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(autotvm_import_test PRIVATE ucmoh_x86_impl)
 add_dependencies(autotvm_import_test registry ucmoh_x86)
+

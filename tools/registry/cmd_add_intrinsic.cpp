@@ -7,6 +7,7 @@
 #include "cli_store.h"
 #include "commands.h"
 #include "lifelong_step_flags.h"
+#include "remote_measure.h"
 #include "ucmoh/registry/registry_ops.h"
 
 namespace ucmoh::cli {
@@ -31,7 +32,7 @@ int Run(const GlobalOptions& global, AddIntrinsicArgs& args) {
   args.options.step.on_progress = [&](const std::string& line) { progress.Show(args.name + ": " + line); };
   auto r = registry::AddIntrinsic(**store, **plugins, args.name, args.options);
   progress.Finish();
-  if (!r.ok()) return Fail(r.status());
+  if (!r.ok()) return Fail(WithRemoteMeasureHint(r.status(), **plugins, args.name));
   const auto& v = r->version;
   fmt::print("version {} (parent {}): learned {} with {} in {} epochs ({:.1f}s training, {} programs + {} replayed)\n",
              v.number, v.parent, args.name, LifelongMethodName(args.options.step.method), r->step.train.epochs_run,

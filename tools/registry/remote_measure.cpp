@@ -274,6 +274,18 @@ int Report(const RemoteMeasureArgs& args, const std::vector<ReadyHost>& hosts,
 
 }  // namespace
 
+bool RemoteMeasurable(const std::string& target) { return target == "x86" || target == "arm"; }
+
+Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, const std::string& intrinsic) {
+  const LoadedPlugin* plugin = plugins.ForIntrinsic(intrinsic);
+  if (status.code() != Status::Code::kNotFound || !plugin || !RemoteMeasurable(plugin->target.name) ||
+      status.message().find("no records") == std::string::npos) {
+    return status;
+  }
+  return Status::NotFound(status.message() + "; or measure them on a host that has " + intrinsic +
+                          ": `registry measure " + intrinsic + " --host USER@HOST -o FILE.jsonl` (docs/arm.md)");
+}
+
 int RunRemoteMeasure(const RemoteMeasureArgs& args) {
   std::signal(SIGPIPE, SIG_IGN);  // a host that dies closes its pipe: an error to handle, not a signal
   auto hosts = PrepareHosts(args);
@@ -281,6 +293,10 @@ int RunRemoteMeasure(const RemoteMeasureArgs& args) {
   int64_t already = 0;
   auto pending = PendingPrograms(hosts->front(), args, &already);
   if (!pending.ok()) return Fail(pending.status());
+  if (pending->empty()) {
+    fmt::print("nothing to measure: all {} programs of {} are already in {}\n", already, args.intrinsic, args.output);
+    return 0;
+  }
   WorkQueue queue(*pending, args.chunk);
   RecordSink sink(args.output);
   std::vector<HostOutcome> outcomes(hosts->size());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ucmoh/plugin.h"
+#include "ucmoh/plugin_loader.h"
 
 namespace ucmoh::cli {
 
@@ -30,5 +31,13 @@ struct RemoteMeasureArgs {
 
 // The process exit code: 0 when every program is in the output file.
 int RunRemoteMeasure(const RemoteMeasureArgs& args);
+
+// The targets ucmoh-measure has kernels for (x86 on x86-64 hosts, arm on
+// aarch64 hosts): those whose intrinsics `registry measure --host` measures.
+bool RemoteMeasurable(const std::string& target);
+
+// A "no records for INTRINSIC" error, with `registry measure INTRINSIC
+// --host USER@HOST` added where ucmoh-measure can measure it elsewhere.
+Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, const std::string& intrinsic);
 
 }  // namespace ucmoh::cli
