@@ -8,7 +8,7 @@
 #   sshd_fixture.sh kill DIR NAME         SIGKILL NAME's sshd and every session under it (a dead host)
 #   sshd_fixture.sh stop DIR              stop every host started in DIR
 set -euo pipefail
-command=$1 dir=$2
+command=$1 dir=$(realpath -m "$2")
 
 kill_tree() {
   local child

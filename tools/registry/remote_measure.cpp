@@ -56,8 +56,9 @@ Expected<HardwareParams> ParseProbe(const SshHost& host, const std::string& text
   return HardwareFromJson(probe["hardware"]);
 }
 
-Expected<ReadyHost> PrepareHost(const std::string& name, const RemoteMeasureArgs& args) {
-  ReadyHost host{SshHost(name, args.ssh_config), "", {}};
+Expected<ReadyHost> PrepareHost(const std::string& name, const RemoteMeasureArgs& args,
+                                const std::string& control_dir) {
+  ReadyHost host{SshHost(name, args.ssh_config, control_dir), "", {}};
   auto arch = host.ssh.Run("uname -m");
   if (!arch.ok()) return arch.status();
   const std::string binary = "ucmoh-measure-" + Trim(*arch);
@@ -235,10 +236,10 @@ std::string FormatDuration(double seconds) {
 
 // Prepares every host; they must all be the same machine, since the
 // programs are planned once and records name their hardware.
-Expected<std::vector<ReadyHost>> PrepareHosts(const RemoteMeasureArgs& args) {
+Expected<std::vector<ReadyHost>> PrepareHosts(const RemoteMeasureArgs& args, const std::string& control_dir) {
   std::vector<ReadyHost> hosts;
   for (const std::string& name : args.hosts) {
-    auto host = PrepareHost(name, args);
+    auto host = PrepareHost(name, args, control_dir);
     if (!host.ok()) return host.status();
     if (!hosts.empty() && HardwareKey(host->hardware) != HardwareKey(hosts.front().hardware)) {
       return Status::InvalidArgument("hosts " + hosts.front().ssh.name() + " and " + name +
@@ -288,7 +289,8 @@ Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, con
 
 int RunRemoteMeasure(const RemoteMeasureArgs& args) {
   std::signal(SIGPIPE, SIG_IGN);  // a host that dies closes its pipe: an error to handle, not a signal
-  auto hosts = PrepareHosts(args);
+  const SshControlDir control;
+  auto hosts = PrepareHosts(args, control.path());
   if (!hosts.ok()) return Fail(hosts.status());
   int64_t already = 0;
   auto pending = PendingPrograms(hosts->front(), args, &already);

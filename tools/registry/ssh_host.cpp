@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -42,12 +43,19 @@ Status ExitStatus(const SshHost& host, int code, const std::string& stderr_path)
 
 }  // namespace
 
-SshHost::SshHost(std::string name, std::string config) : name_(std::move(name)), config_(std::move(config)) {}
+SshHost::SshHost(std::string name, std::string config, std::string control_dir)
+    : name_(std::move(name)), config_(std::move(config)), control_dir_(std::move(control_dir)) {}
 
 std::vector<std::string> SshHost::SshArgs(const std::string& command) const {
   std::vector<std::string> args = {"-o", "BatchMode=yes", "-o", "ServerAliveInterval=15",
                                    "-o", "ServerAliveCountMax=4"};
   if (!config_.empty()) args.insert(args.end(), {"-F", config_});
+  if (!control_dir_.empty()) {
+    // The master outlives the command that opened it by at most 60 idle
+    // seconds, should this process die before SshControlDir closes it.
+    args.insert(args.end(), {"-o", "ControlMaster=auto", "-o", "ControlPath=" + control_dir_ + "/%C", "-o",
+                             "ControlPersist=60"});
+  }
   args.insert(args.end(), {name_, "--", command});
   return args;
 }
@@ -81,6 +89,21 @@ Expected<std::string> SshHost::Install(const std::string& local_path, const std:
                     *bytes);
   if (!copied.ok()) return copied.status();
   return remote;
+}
+
+SshControlDir::SshControlDir() {
+  char path[] = "/tmp/ucmoh-ssh-XXXXXX";
+  if (mkdtemp(path)) path_ = path;
+}
+
+SshControlDir::~SshControlDir() {
+  if (path_.empty()) return;
+  std::error_code error;
+  for (const auto& socket : std::filesystem::directory_iterator(path_, error)) {
+    bp::system(bp::search_path("ssh"), "-o", "ControlPath=" + socket.path().string(), "-O", "exit", "unused",
+               bp::std_out > bp::null, bp::std_err > bp::null, bp::std_in < bp::null, error);
+  }
+  std::filesystem::remove_all(path_, error);
 }
 
 SshSession::SshSession(const SshHost& host, std::string stderr_path)

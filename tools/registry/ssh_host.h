@@ -17,7 +17,10 @@ namespace ucmoh::cli {
 class SshHost {
  public:
   // `config`: an ssh_config file for `ssh -F`, or "" for the user's own.
-  SshHost(std::string name, std::string config);
+  // `control_dir`: where ssh keeps this run's master connections (one per
+  // host, shared by every command and session to it, so only the first
+  // pays for the handshake); "" for a connection per command.
+  SshHost(std::string name, std::string config, std::string control_dir = "");
 
   const std::string& name() const { return name_; }
 
@@ -34,7 +37,18 @@ class SshHost {
   std::vector<std::string> SshArgs(const std::string& command) const;
 
  private:
-  std::string name_, config_;
+  std::string name_, config_, control_dir_;
+};
+
+// A private folder for master connections, removed with the masters in it.
+class SshControlDir {
+ public:
+  SshControlDir();
+  ~SshControlDir();  // closes every master and removes the folder
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 // A command running on a host with pipes to its stdin and stdout; stderr
