@@ -44,6 +44,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfig.cmake
 # The CLI, the plugins and a manifest whose paths are relative to itself.
 set(UCMOH_PLUGIN_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/ucmoh/plugins)
 install(TARGETS registry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The measurers `registry measure --host` copies to hosts, found beside it.
+install(TARGETS ucmoh-measure RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET ucmoh_measure_aarch64)
+  install(PROGRAMS ${CMAKE_BINARY_DIR}/bin/ucmoh-measure-aarch64 DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 file(RELATIVE_PATH UCMOH_MANIFEST_TO_PLUGINS /${CMAKE_INSTALL_DATADIR}/ucmoh /${UCMOH_PLUGIN_INSTALL_DIR})
 set(UCMOH_MANIFEST_ENTRIES "")
 foreach(plugin x86 arm tensorcore)
