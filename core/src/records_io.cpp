@@ -81,6 +81,15 @@ Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path) {
   return out;
 }
 
+Expected<std::set<std::string>> ReadProgramKeys(const std::string& path) {
+  std::set<std::string> keys;
+  if (::access(path.c_str(), F_OK) != 0) return keys;
+  auto records = ReadRecordsFile(path);
+  if (!records.ok()) return records.status();
+  for (const NumberedRecord& r : *records) keys.insert(ProgramKey(r.record));
+  return keys;
+}
+
 Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records) {
   std::string data;
   for (const auto& r : records) data += RecordToJsonLine(r) + '\n';

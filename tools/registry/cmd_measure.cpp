@@ -11,8 +11,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <filesystem>
-#include <set>
 
 #include "cli_progress.h"
 #include "commands.h"
@@ -23,45 +21,9 @@ namespace ucmoh::cli {
 
 namespace {
 
-struct MeasureArgs {
-  std::string intrinsic, suite = "resnet50", output;
-  int64_t per_task = 200;
-  int64_t max_tasks = 0;  // 0: every task of the suite
-  uint64_t seed = 1;
-  MeasureOptions options;
+struct MeasureArgs : MeasureRequest {
   int64_t flush_every = 25;  // records per append (each append ends with fsync)
-  bool quiet = false;
-  std::vector<std::string> hosts;  // measure there over ssh instead of here
-  std::string ssh_config, measurer_dir;
 };
-
-int RunMeasureOnHosts(const MeasureArgs& args, const std::string& target) {
-  RemoteMeasureArgs remote;
-  remote.intrinsic = args.intrinsic;
-  remote.target = target;
-  remote.suite = args.suite;
-  remote.output = args.output;
-  remote.per_task = args.per_task;
-  remote.max_tasks = args.max_tasks;
-  remote.seed = args.seed;
-  remote.options = args.options;
-  remote.hosts = args.hosts;
-  remote.ssh_config = args.ssh_config;
-  remote.measurer_dir = args.measurer_dir;
-  remote.quiet = args.quiet;
-  return RunRemoteMeasure(remote);
-}
-
-// Program keys already in the output file; an absent file is an empty set.
-Expected<std::set<std::string>> ExistingPrograms(const std::string& path) {
-  std::set<std::string> keys;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return keys;
-  auto records = ReadRecordsFile(path);
-  if (!records.ok()) return records.status();
-  for (const NumberedRecord& r : *records) keys.insert(ProgramKey(r.record));
-  return keys;
-}
 
 // Set by SIGINT / SIGTERM: the loop stops after the program in flight and
 // appends what it measured, so an interrupted run loses nothing.
@@ -73,13 +35,6 @@ struct Pending {
   ParamMap schedule;
 };
 
-std::string FormatDuration(double seconds) {
-  const auto s = static_cast<int64_t>(seconds + 0.5);
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s / 60 % 60);
-  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}s", s);
-}
-
 int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
@@ -87,14 +42,14 @@ int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
   if (!loaded) return Fail(Status::NotFound("no loaded plugin has intrinsic '" + args.intrinsic + "'"));
   const TargetPlugin& plugin = *loaded->plugin;
   if (args.per_task < 1) return Fail(Status::InvalidArgument("--per-task must be >= 1"));
-  if (!args.hosts.empty()) return RunMeasureOnHosts(args, loaded->target.name);
+  if (!args.hosts.empty()) return RunRemoteMeasure(args, loaded->target.name);
   Status can = plugin.CanMeasure(args.intrinsic);
   if (!can.ok()) return Fail(can);
 
   auto tasks = plugin.Tasks(args.suite, args.intrinsic);
   if (!tasks.ok()) return Fail(tasks.status());
   if (args.max_tasks > 0 && static_cast<int64_t>(tasks->size()) > args.max_tasks) tasks->resize(args.max_tasks);
-  auto done = ExistingPrograms(args.output);
+  auto done = ReadProgramKeys(args.output);
   if (!done.ok()) return Fail(done.status());
 
   // Everything to run, in task order (a task's operands are allocated once).

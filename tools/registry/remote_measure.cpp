@@ -11,11 +11,11 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <thread>
 
 #include "cli_context.h"
+#include "cli_progress.h"
 #include "ssh_host.h"
 #include "ucmoh/hardware_json.h"
 #include "ucmoh/records_io.h"
@@ -24,6 +24,11 @@ namespace ucmoh::cli {
 
 namespace {
 
+// Programs a host takes from the queue at a time (all of one task): small
+// enough to balance hosts and to append often, large enough that the pause
+// between chunks is nothing next to measuring them.
+constexpr int64_t kChunkPrograms = 16;
+
 // A host ready to serve: its measurer installed, its hardware probed.
 struct ReadyHost {
   SshHost ssh;
@@ -31,7 +36,7 @@ struct ReadyHost {
   HardwareParams hardware;
 };
 
-std::string MeasurerDir(const RemoteMeasureArgs& args) {
+std::string MeasurerDir(const MeasureRequest& args) {
   if (!args.measurer_dir.empty()) return args.measurer_dir;
   if (const char* env = std::getenv("UCMOH_MEASURER_DIR")) return env;
   std::error_code error;
@@ -56,22 +61,25 @@ Expected<HardwareParams> ParseProbe(const SshHost& host, const std::string& text
   return HardwareFromJson(probe["hardware"]);
 }
 
-Expected<ReadyHost> PrepareHost(const std::string& name, const RemoteMeasureArgs& args,
+Expected<ReadyHost> PrepareHost(const std::string& name, const MeasureRequest& args, const std::string& target,
                                 const std::string& control_dir) {
   ReadyHost host{SshHost(name, args.ssh_config, control_dir), "", {}};
   auto arch = host.ssh.Run("uname -m");
   if (!arch.ok()) return arch.status();
-  const std::string binary = "ucmoh-measure-" + Trim(*arch);
+  if (Trim(*arch) != MeasurerArch(target))
+    return Status::InvalidArgument("host " + name + " is " + Trim(*arch) + ", but " + args.intrinsic +
+                                   " runs on " + MeasurerArch(target) + " hosts");
+  const std::string binary = "ucmoh-measure-" + MeasurerArch(target);
   const std::string local = MeasurerDir(args) + "/" + binary;
   if (access(local.c_str(), X_OK) != 0)
-    return Status::NotFound("host " + name + " is " + Trim(*arch) + ", but there is no " + local +
-                            " (build it: tools/setup builds x86_64 and aarch64; or --measurer-dir)");
+    return Status::NotFound("there is no " + local + " to copy to host " + name +
+                            " (tools/setup builds it; or give --measurer-dir)");
   auto installed = host.ssh.Install(local, binary);
   if (!installed.ok()) return installed.status();
   host.measurer = *installed;
   auto probe = host.ssh.Run(host.measurer + " probe " + args.intrinsic);
   if (!probe.ok()) return probe.status();
-  auto hardware = ParseProbe(host.ssh, *probe, args.target);
+  auto hardware = ParseProbe(host.ssh, *probe, target);
   if (!hardware.ok()) return hardware.status();
   host.hardware = std::move(*hardware);
   return host;
@@ -79,25 +87,21 @@ Expected<ReadyHost> PrepareHost(const std::string& name, const RemoteMeasureArgs
 
 // The programs to measure there (the host samples them, valid on its own
 // hardware), less those already in the output file.
-Expected<std::vector<Record>> PendingPrograms(const ReadyHost& host, const RemoteMeasureArgs& args,
+Expected<std::vector<Record>> PendingPrograms(const ReadyHost& host, const MeasureRequest& args,
                                               int64_t* already) {
   auto text = host.ssh.Run(fmt::format("{} plan {} --tasks {} --per-task {} --max-tasks {} --seed {}",
                                        host.measurer, args.intrinsic, args.suite, args.per_task, args.max_tasks,
                                        args.seed));
   if (!text.ok()) return text.status();
-  std::set<std::string> done;
-  if (std::filesystem::exists(args.output)) {
-    auto existing = ReadRecordsFile(args.output);
-    if (!existing.ok()) return existing.status();
-    for (const NumberedRecord& r : *existing) done.insert(ProgramKey(r.record));
-  }
+  auto done = ReadProgramKeys(args.output);
+  if (!done.ok()) return done.status();
   std::vector<Record> pending;
   std::istringstream lines(*text);
   for (std::string line; std::getline(lines, line);) {
     auto program = ProgramFromJsonLine(line);
     if (!program.ok()) return program.status().WithContext("host " + host.ssh.name() + ": plan");
     program->hardware = host.hardware;
-    if (done.count(ProgramKey(*program))) {
+    if (done->count(ProgramKey(*program))) {
       ++*already;
     } else {
       pending.push_back(std::move(*program));
@@ -149,25 +153,30 @@ class WorkQueue {
   int64_t out_ = 0;
 };
 
-// The output file, appended to by every host's worker.
+// The output file, appended to by every host's worker, and the progress line.
 class RecordSink {
  public:
-  explicit RecordSink(std::string path) : path_(std::move(path)) {}
+  RecordSink(const MeasureRequest& request, int64_t total)
+      : request_(request), total_(total), progress_(!request.quiet) {}
   Status Append(const std::vector<Record>& records) {
     std::lock_guard<std::mutex> lock(mutex_);
-    UCMOH_RETURN_IF_ERROR(AppendRecords(path_, records));
+    UCMOH_RETURN_IF_ERROR(AppendRecords(request_.output, records));
     written_ += static_cast<int64_t>(records.size());
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = written_ / std::max(elapsed, 1e-9);
+    progress_.Show(fmt::format("{} {}/{} programs on {} hosts  {:.1f}/s  ETA {}", request_.intrinsic, written_,
+                               total_, request_.hosts.size(), rate, FormatDuration((total_ - written_) / rate)));
     return Status::Ok();
   }
-  int64_t written() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return written_;
-  }
+  void Finish() { progress_.Finish(); }
 
  private:
   std::mutex mutex_;
-  std::string path_;
+  const MeasureRequest& request_;
+  const int64_t total_;
   int64_t written_ = 0;
+  ProgressLine progress_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 struct HostOutcome {
@@ -175,7 +184,7 @@ struct HostOutcome {
   Status status;
 };
 
-std::string ServeCommand(const ReadyHost& host, const RemoteMeasureArgs& args) {
+std::string ServeCommand(const ReadyHost& host, const MeasureRequest& args) {
   return fmt::format("{} serve {} --min-seconds {} --min-repeats {} --max-cv {}", host.measurer, args.intrinsic,
                      args.options.min_repeat_seconds, args.options.min_repeats, args.options.max_cv);
 }
@@ -210,7 +219,7 @@ Status ServeChunk(SshSession& session, const ReadyHost& host, const std::vector<
   return appended.ok() ? status : appended;
 }
 
-HostOutcome RunHost(const ReadyHost& host, const RemoteMeasureArgs& args, WorkQueue& queue, RecordSink& sink) {
+HostOutcome RunHost(const ReadyHost& host, const MeasureRequest& args, WorkQueue& queue, RecordSink& sink) {
   HostOutcome outcome;
   auto session = SshSession::Start(host.ssh, ServeCommand(host, args));
   if (!session.ok()) {
@@ -227,19 +236,13 @@ HostOutcome RunHost(const ReadyHost& host, const RemoteMeasureArgs& args, WorkQu
   return outcome;
 }
 
-std::string FormatDuration(double seconds) {
-  const auto s = static_cast<int64_t>(seconds + 0.5);
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s / 60 % 60);
-  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}s", s);
-}
-
 // Prepares every host; they must all be the same machine, since the
 // programs are planned once and records name their hardware.
-Expected<std::vector<ReadyHost>> PrepareHosts(const RemoteMeasureArgs& args, const std::string& control_dir) {
+Expected<std::vector<ReadyHost>> PrepareHosts(const MeasureRequest& args, const std::string& target,
+                                              const std::string& control_dir) {
   std::vector<ReadyHost> hosts;
   for (const std::string& name : args.hosts) {
-    auto host = PrepareHost(name, args, control_dir);
+    auto host = PrepareHost(name, args, target, control_dir);
     if (!host.ok()) return host.status();
     if (!hosts.empty() && HardwareKey(host->hardware) != HardwareKey(hosts.front().hardware)) {
       return Status::InvalidArgument("hosts " + hosts.front().ssh.name() + " and " + name +
@@ -251,7 +254,7 @@ Expected<std::vector<ReadyHost>> PrepareHosts(const RemoteMeasureArgs& args, con
   return hosts;
 }
 
-int Report(const RemoteMeasureArgs& args, const std::vector<ReadyHost>& hosts,
+int Report(const MeasureRequest& args, const std::vector<ReadyHost>& hosts,
            const std::vector<HostOutcome>& outcomes, int64_t left, int64_t already, double seconds) {
   int64_t measured = 0, failed = 0;
   std::string per_host;
@@ -275,11 +278,15 @@ int Report(const RemoteMeasureArgs& args, const std::vector<ReadyHost>& hosts,
 
 }  // namespace
 
-bool RemoteMeasurable(const std::string& target) { return target == "x86" || target == "arm"; }
+std::string MeasurerArch(const std::string& target) {
+  if (target == "x86") return "x86_64";
+  if (target == "arm") return "aarch64";
+  return "";
+}
 
 Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, const std::string& intrinsic) {
   const LoadedPlugin* plugin = plugins.ForIntrinsic(intrinsic);
-  if (status.code() != Status::Code::kNotFound || !plugin || !RemoteMeasurable(plugin->target.name) ||
+  if (status.code() != Status::Code::kNotFound || !plugin || MeasurerArch(plugin->target.name).empty() ||
       status.message().find("no records") == std::string::npos) {
     return status;
   }
@@ -287,10 +294,10 @@ Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, con
                           ": `registry measure " + intrinsic + " --host USER@HOST -o FILE.jsonl` (docs/arm.md)");
 }
 
-int RunRemoteMeasure(const RemoteMeasureArgs& args) {
+int RunRemoteMeasure(const MeasureRequest& args, const std::string& target) {
   std::signal(SIGPIPE, SIG_IGN);  // a host that dies closes its pipe: an error to handle, not a signal
   const SshControlDir control;
-  auto hosts = PrepareHosts(args, control.path());
+  auto hosts = PrepareHosts(args, target, control.path());
   if (!hosts.ok()) return Fail(hosts.status());
   int64_t already = 0;
   auto pending = PendingPrograms(hosts->front(), args, &already);
@@ -299,14 +306,15 @@ int RunRemoteMeasure(const RemoteMeasureArgs& args) {
     fmt::print("nothing to measure: all {} programs of {} are already in {}\n", already, args.intrinsic, args.output);
     return 0;
   }
-  WorkQueue queue(*pending, args.chunk);
-  RecordSink sink(args.output);
+  WorkQueue queue(*pending, kChunkPrograms);
+  RecordSink sink(args, static_cast<int64_t>(pending->size()));
   std::vector<HostOutcome> outcomes(hosts->size());
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   for (size_t h = 0; h < hosts->size(); ++h)
     workers.emplace_back([&, h] { outcomes[h] = RunHost((*hosts)[h], args, queue, sink); });
   for (std::thread& worker : workers) worker.join();
+  sink.Finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Report(args, *hosts, outcomes, queue.Left(), already, seconds);
 }

@@ -17,24 +17,27 @@
 
 namespace ucmoh::cli {
 
-struct RemoteMeasureArgs {
-  std::string intrinsic, target, suite, output;
-  int64_t per_task = 200, max_tasks = 0;
+// What `registry measure` is asked, here or on hosts.
+struct MeasureRequest {
+  std::string intrinsic, suite = "resnet50", output;
+  int64_t per_task = 200;
+  int64_t max_tasks = 0;  // 0: every task of the suite
   uint64_t seed = 1;
   MeasureOptions options;
-  std::vector<std::string> hosts;
-  std::string ssh_config;    // for `ssh -F`; "" for the user's own
-  std::string measurer_dir;  // where ucmoh-measure-<arch> binaries are; "" for beside this executable
-  int64_t chunk = 16;        // programs per chunk a host takes from the queue
   bool quiet = false;
+  std::vector<std::string> hosts;  // measure there over ssh; none: on this host
+  std::string ssh_config;          // for `ssh -F`; "" for the user's own
+  std::string measurer_dir;        // where ucmoh-measure-<arch> binaries are; "" for beside this executable
 };
 
-// The process exit code: 0 when every program is in the output file.
-int RunRemoteMeasure(const RemoteMeasureArgs& args);
+// Measures `request` on its hosts; `target` is the intrinsic's plugin's
+// target name. The process exit code: 0 when every program is in the output.
+int RunRemoteMeasure(const MeasureRequest& request, const std::string& target);
 
-// The targets ucmoh-measure has kernels for (x86 on x86-64 hosts, arm on
-// aarch64 hosts): those whose intrinsics `registry measure --host` measures.
-bool RemoteMeasurable(const std::string& target);
+// The architecture of the hosts whose ucmoh-measure has a target's kernels
+// (`uname -m`: "x86_64" for x86, "aarch64" for arm), "" for a target that
+// `registry measure --host` cannot measure.
+std::string MeasurerArch(const std::string& target);
 
 // A "no records for INTRINSIC" error, with `registry measure INTRINSIC
 // --host USER@HOST` added where ucmoh-measure can measure it elsewhere.

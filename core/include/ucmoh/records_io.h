@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ struct NumberedRecord {
 // Reads every record of a JSONL file. Blank lines are skipped; the first
 // malformed line fails the whole read with "FILE:LINE: what".
 Expected<std::vector<NumberedRecord>> ReadRecordsFile(const std::string& path);
+
+// The ProgramKeys of a records file (an absent file has none): what a
+// resumable measurement skips.
+Expected<std::set<std::string>> ReadProgramKeys(const std::string& path);
 
 // Records of JSON Lines text (a C API call's input). Blank lines are
 // skipped; the first malformed line fails with "line N: what".
