@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <csignal>
 
 #include "cli_progress.h"
+#include "cli_stop.h"
 #include "commands.h"
 #include "remote_measure.h"
 #include "ucmoh/records_io.h"
@@ -24,11 +24,6 @@ namespace {
 struct MeasureArgs : MeasureRequest {
   int64_t flush_every = 25;  // records per append (each append ends with fsync)
 };
-
-// Set by SIGINT / SIGTERM: the loop stops after the program in flight and
-// appends what it measured, so an interrupted run loses nothing.
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnStopSignal(int) { g_stop = 1; }
 
 struct Pending {
   Task task;
@@ -82,9 +77,8 @@ int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
     batch.clear();
     return s;
   };
-  std::signal(SIGINT, OnStopSignal);
-  std::signal(SIGTERM, OnStopSignal);
-  for (size_t i = 0; i < pending.size() && !g_stop; ++i) {
+  StopOnSignals();  // the loop stops after the program in flight and appends what it measured
+  for (size_t i = 0; i < pending.size() && !StopRequested(); ++i) {
     auto record = plugin.Measure(pending[i].task, args.intrinsic, pending[i].schedule, args.options);
     if (!record.ok()) {
       progress.Finish();
@@ -108,7 +102,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureArgs& args) {
   Status flushed = flush();
   progress.Finish();
   if (!flushed.ok()) return Fail(flushed);
-  if (g_stop) {
+  if (StopRequested()) {
     return Fail(Status::Busy("interrupted after " + std::to_string(measured) + " programs, all appended to " +
                              args.output + "; run the same command again to resume"));
   }

@@ -16,6 +16,7 @@
 
 #include "cli_context.h"
 #include "cli_progress.h"
+#include "cli_stop.h"
 #include "ssh_host.h"
 #include "ucmoh/hardware_json.h"
 #include "ucmoh/records_io.h"
@@ -126,7 +127,9 @@ class WorkQueue {
   std::optional<std::vector<Record>> Take() {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return !chunks_.empty() || out_ == 0; });
-    if (chunks_.empty()) return std::nullopt;
+    // After SIGINT / SIGTERM no host takes a new chunk (Ctrl-C also reaches
+    // the ssh children, whose hosts then stop at once).
+    if (chunks_.empty() || StopRequested()) return std::nullopt;
     ++out_;
     std::vector<Record> chunk = std::move(chunks_.front());
     chunks_.pop_front();
@@ -271,9 +274,10 @@ int Report(const MeasureRequest& args, const std::vector<ReadyHost>& hosts,
              measured, args.intrinsic, hosts.size(), per_host, FormatDuration(seconds),
              measured / std::max(seconds, 1e-9), already, args.output);
   if (left == 0) return 0;
-  return Fail(Status::Busy(fmt::format("{} programs not measured: {} of {} hosts failed; every record measured is "
-                                       "in {}; run the same command again to resume",
-                                       left, failed, hosts.size(), args.output)));
+  const std::string why = StopRequested() ? "interrupted" : fmt::format("{} of {} hosts failed", failed, hosts.size());
+  return Fail(Status::Busy(fmt::format("{} programs not measured ({}); every record measured is in {}; run the same "
+                                       "command again to resume",
+                                       left, why, args.output)));
 }
 
 }  // namespace
@@ -296,6 +300,7 @@ Status WithRemoteMeasureHint(const Status& status, const PluginSet& plugins, con
 
 int RunRemoteMeasure(const MeasureRequest& args, const std::string& target) {
   std::signal(SIGPIPE, SIG_IGN);  // a host that dies closes its pipe: an error to handle, not a signal
+  StopOnSignals();
   const SshControlDir control;
   auto hosts = PrepareHosts(args, target, control.path());
   if (!hosts.ok()) return Fail(hosts.status());
