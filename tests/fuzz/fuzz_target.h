@@ -1,0 +1,53 @@
+// What every fuzz target (one file per decoder of outside bytes) shares: the
+// libFuzzer entry point it defines, a scratch file for the decoders that read
+// paths, and the check that turns a broken promise into a crash the fuzzer
+// reports. A decoder may refuse any input, but a refusal must be an error
+// with a message, and whatever it accepts must survive its own round trip.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "ucmoh/status.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace ucmoh::fuzz {
+
+// Aborts (a finding) when a promise is broken.
+#define UCMOH_FUZZ_CHECK(condition, what)                                          \
+  do {                                                                             \
+    if (!(condition)) {                                                            \
+      std::fprintf(stderr, "fuzz check failed: %s (%s:%d)\n", what, __FILE__, __LINE__); \
+      std::abort();                                                                \
+    }                                                                              \
+  } while (0)
+
+inline std::string Bytes(const uint8_t* data, size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// A refused input must say why.
+inline void CheckRefusal(const Status& status) {
+  UCMOH_FUZZ_CHECK(status.ok() || !status.message().empty(), "an error with no message");
+}
+
+// The bytes as a file, for decoders that read paths: one file per process,
+// rewritten for every input.
+inline std::string AsFile(const uint8_t* data, size_t size, const char* suffix) {
+  static const std::string path =
+      std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/ucmoh-fuzz-" +
+      std::to_string(getpid()) + suffix;
+  FILE* file = std::fopen(path.c_str(), "wb");
+  UCMOH_FUZZ_CHECK(file != nullptr, "cannot write the scratch file");
+  if (size > 0) std::fwrite(data, 1, size, file);
+  std::fclose(file);
+  return path;
+}
+
+}  // namespace ucmoh::fuzz
