@@ -6,8 +6,9 @@ using nlohmann::json;
 
 json ParamsToJson(const ParamMap& params) {
   json out = json::object();
-  for (const auto& [key, value] : params) {
-    std::visit([&](const auto& v) { out[key] = v; }, value);
+  for (const auto& entry : params) {
+    json& slot = out[entry.first];
+    std::visit([&](const auto& v) { slot = v; }, entry.second);
   }
   return out;
 }
