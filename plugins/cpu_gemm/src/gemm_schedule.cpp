@@ -84,7 +84,8 @@ Status ParseParallel(const std::string& text, GemmSchedule& s) {
 }
 
 Status CheckNoUnknownKeys(const ParamMap& params) {
-  for (const auto& [key, value] : params) {
+  for (const auto& entry : params) {
+    const std::string& key = entry.first;
     if (std::find_if(kScheduleKeys.begin(), kScheduleKeys.end(),
                      [&](const char* known) { return key == known; }) == kScheduleKeys.end()) {
       return Status::InvalidArgument("unknown schedule key '" + key + "'");
