@@ -17,6 +17,11 @@ ucmoh_add_test(registry_store_test
   registry_schema_test.cpp)
 target_link_libraries(registry_store_test PRIVATE ucmoh_registry ucmoh_registry_test_support)
 
+# The metadata codec (registry/src, private) on bytes it did not write.
+ucmoh_add_test(metadata_codec_test metadata_codec_test.cpp)
+target_link_libraries(metadata_codec_test PRIVATE ucmoh_registry)
+target_include_directories(metadata_codec_test PRIVATE ${PROJECT_SOURCE_DIR}/registry/src)
+
 ucmoh_add_test(registry_process_test
   registry_busy_test.cpp
   registry_crash_test.cpp)

@@ -1,5 +1,7 @@
 #include "metadata_codec.h"
 
+#include "bounded_input_archive.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -113,13 +115,13 @@ template <class T>
 Status DecodeAny(const std::string& bytes, T* out) {
   try {
     std::istringstream is(bytes);
-    cereal::PortableBinaryInputArchive ar(is);
+    BoundedInputArchive ar(is, bytes.size());
     ar(*out);
     return Status::Ok();
   } catch (const NewerClassVersion& e) {
     return Status::Unsupported(e.what());
   } catch (const std::exception& e) {
-    // Truncated or garbled bytes: cereal throws, or a length reads as huge.
+    // Truncated or garbled bytes: cereal throws, or a length exceeds the bytes left.
     return Status::Corruption(std::string("undecodable value: ") + e.what());
   }
 }
