@@ -103,7 +103,9 @@ HardwareParams ReadArmHostHardware() { return ArmHardwareFrom(cpu_gemm::ReadText
 
 bool OnNativeArmHost() {
 #if defined(__aarch64__)
-  return IsNativeArmCpuinfo(cpu_gemm::ReadTextFile("/proc/cpuinfo"));
+  // Read once: the arm plugin asks before every measurement.
+  static const bool native = IsNativeArmCpuinfo(cpu_gemm::ReadTextFile("/proc/cpuinfo"));
+  return native;
 #else
   return false;
 #endif
