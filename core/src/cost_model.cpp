@@ -1,20 +1,15 @@
-// CostModel: creation, prediction and the model file format (a LibTorch
-// archive: network parameters, normalizer, and a JSON metadata blob).
+// CostModel: creation, prediction, copies. Its file format is model_file.cpp.
 #include "ucmoh/cost_model.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
-#include <nlohmann/json.hpp>
 
 #include "cost_model_impl.h"
 
 namespace ucmoh {
 
 namespace {
-
-constexpr const char* kModelFormat = "ucmoh-model";
-constexpr int kModelFormatVersion = 1;
 
 Status ValidateConfig(const NetworkConfig& c) {
   if (c.hidden < 1 || c.heads < 1 || c.hidden % c.heads != 0)
@@ -24,55 +19,13 @@ Status ValidateConfig(const NetworkConfig& c) {
   if (c.architecture != "ucmoh" && c.architecture != "mlp")
     return Status::InvalidArgument("network: architecture must be \"ucmoh\" or \"mlp\", not \"" +
                                    c.architecture + "\"");
-  if (c.max_tokens < 1) return Status::InvalidArgument("network: max_tokens must be >= 1");
-  if (c.encoder_layers < 1 || c.fc_blocks < 0)
-    return Status::InvalidArgument("network: encoder_layers must be >= 1 and fc_blocks >= 0");
+  // The upper bounds are far past any cost model's size; they keep a corrupt
+  // model file from allocating gigabytes before its tensors are checked.
+  if (c.hidden > 1024 || c.heads > 64) return Status::InvalidArgument("network: hidden must be <= 1024 and heads <= 64");
+  if (c.max_tokens < 1 || c.max_tokens > 1024) return Status::InvalidArgument("network: max_tokens must be in [1, 1024]");
+  if (c.encoder_layers < 1 || c.encoder_layers > 16 || c.fc_blocks < 0 || c.fc_blocks > 16)
+    return Status::InvalidArgument("network: encoder_layers must be in [1, 16] and fc_blocks in [0, 16]");
   return Status::Ok();
-}
-
-nlohmann::json MetadataJson(const CostModel::Impl& m) {
-  const NetworkConfig& c = m.config;
-  return {{"format", kModelFormat},
-          {"version", kModelFormatVersion},
-          {"feature_schema_version", kFeatureSchemaVersion},
-          {"feature_dim", kFeatureDim},
-          {"config", {{"architecture", c.architecture}, {"max_tokens", c.max_tokens}, {"hidden", c.hidden}, {"heads", c.heads}, {"encoder_layers", c.encoder_layers},
-                      {"fc_blocks", c.fc_blocks}, {"seed", c.seed}}},
-          {"learned_intrinsics", m.learned_intrinsics}};
-}
-
-torch::Tensor StringTensor(const std::string& s) {
-  return torch::from_blob(const_cast<char*>(s.data()), {static_cast<int64_t>(s.size())}, torch::kUInt8).clone();
-}
-
-std::string TensorString(const torch::Tensor& t) {
-  auto c = t.contiguous();
-  return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<size_t>(c.numel()));
-}
-
-Expected<NetworkConfig> ConfigFromMetadata(const nlohmann::json& meta, const std::string& path) {
-  if (meta.value("format", "") != kModelFormat)
-    return Status::Corruption(path + ": not a UCMoH model file");
-  if (meta.value("version", 0) > kModelFormatVersion)
-    return Status::Unsupported(path + ": model format version " + std::to_string(meta.value("version", 0)) +
-                               " is newer than this tool's " + std::to_string(kModelFormatVersion) +
-                               "; upgrade the tool");
-  if (meta.value("feature_schema_version", 0) != kFeatureSchemaVersion ||
-      meta.value("feature_dim", 0) != kFeatureDim)
-    return Status::Unsupported(path + ": model was trained on feature schema v" +
-                               std::to_string(meta.value("feature_schema_version", 0)) + " (width " +
-                               std::to_string(meta.value("feature_dim", 0)) + "), this tool featurizes v" +
-                               std::to_string(kFeatureSchemaVersion) + "; retrain it");
-  const auto& c = meta.at("config");
-  NetworkConfig config;
-  config.architecture = c.value("architecture", "ucmoh");
-  config.max_tokens = c.value("max_tokens", 16);
-  config.hidden = c.at("hidden");
-  config.heads = c.at("heads");
-  config.encoder_layers = c.at("encoder_layers");
-  config.fc_blocks = c.at("fc_blocks");
-  config.seed = c.at("seed");
-  return config;
 }
 
 }  // namespace
@@ -87,55 +40,6 @@ Expected<CostModel> CostModel::Create(const NetworkConfig& config) {
 }
 
 void CostModel::FitNormalizer(const ProgramSet& set) { impl_->normalizer.Fit(set); }
-
-Status CostModel::Save(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  try {
-    torch::serialize::OutputArchive archive;
-    torch::serialize::OutputArchive net_archive;
-    impl_->net->save(net_archive);
-    archive.write("net", net_archive);
-    archive.write("meta", StringTensor(MetadataJson(*impl_).dump()));
-    if (impl_->normalizer.fitted()) {
-      archive.write("normalizer.mean", impl_->normalizer.mean);
-      archive.write("normalizer.inv_std", impl_->normalizer.inv_std);
-    }
-    archive.save_to(tmp);
-  } catch (const std::exception& e) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": cannot save model: " + e.what());
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::IOError(path + ": rename failed");
-  return Status::Ok();
-}
-
-Expected<CostModel> CostModel::Load(const std::string& path) {
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    torch::Tensor meta_tensor;
-    archive.read("meta", meta_tensor);
-    auto meta = nlohmann::json::parse(TensorString(meta_tensor));
-    auto config = ConfigFromMetadata(meta, path);
-    if (!config.ok()) return config.status();
-    auto model = Create(*config);
-    if (!model.ok()) return model.status();
-    torch::serialize::InputArchive net_archive;
-    archive.read("net", net_archive);
-    model->impl_->net->load(net_archive);
-    torch::Tensor mean, inv_std;
-    if (archive.try_read("normalizer.mean", mean) && archive.try_read("normalizer.inv_std", inv_std)) {
-      model->impl_->normalizer.mean = mean;
-      model->impl_->normalizer.inv_std = inv_std;
-    }
-    model->impl_->learned_intrinsics = meta.value("learned_intrinsics", std::vector<std::string>{});
-    return model;
-  } catch (const std::exception& e) {
-    std::string what = e.what();
-    what = what.substr(0, what.find('\n'));
-    return Status::Corruption(path + ": cannot load model: " + what);
-  }
-}
 
 Expected<std::vector<float>> CostModel::Predict(const ProgramSet& set, int batch_size) const {
   if (!impl_->normalizer.fitted())

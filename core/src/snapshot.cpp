@@ -1,10 +1,7 @@
 // Snapshot serialization: a versioned, little-endian, checksummed layout
-// (documented in docs/lifelong.md, "Snapshot format").
+// (documented in docs/lifelong.md, "Snapshot format"), framed by
+// ucmoh/framed_blob.h (magic "UCMOHSNP", version, flags, size, SHA-256).
 //
-//   header   8 bytes  magic "UCMOHSNP"
-//            u32      format version (kSnapshotFormatVersion)
-//            u32      flags (0; reserved)
-//            u64      payload size in bytes
 //   payload  str      method
 //            u32 n, n × str                 covered intrinsics, in order
 //            u32 n, n × (str key, str value) metadata, sorted by key
@@ -14,7 +11,6 @@
 //                     u64 count             product of the shape
 //                     count × f32           anchor θ*  (IEEE-754 bits)
 //                     count × f32           importance
-//   trailer  32 bytes SHA-256 of header + payload
 //
 // str = u32 byte length + UTF-8 bytes. All integers and floats little-endian.
 #include "ucmoh/snapshot.h"
@@ -24,105 +20,22 @@
 #include <cstring>
 #include <set>
 
-#include "ucmoh/sha256.h"
+#include "byte_codec.h"
+#include "ucmoh/framed_blob.h"
 
 namespace ucmoh {
 
 namespace {
 
-constexpr char kMagic[8] = {'U', 'C', 'M', 'O', 'H', 'S', 'N', 'P'};
-constexpr size_t kHeaderSize = 8 + 4 + 4 + 8;
-constexpr size_t kDigestSize = 32;
-
-class Writer {
- public:
-  void U32(uint32_t v) { Int(v, 4); }
-  void U64(uint64_t v) { Int(v, 8); }
-  void I64(int64_t v) { Int(static_cast<uint64_t>(v), 8); }
-  void F32(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    Int(bits, 4);
-  }
-  void Str(const std::string& s) {
-    U32(static_cast<uint32_t>(s.size()));
-    out.append(s);
-  }
-  void Raw(const void* data, size_t n) { out.append(static_cast<const char*>(data), n); }
-  std::string out;
-
- private:
-  void Int(uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-};
-
-class Reader {
- public:
-  Reader(const std::string& bytes, size_t begin, size_t end) : data_(bytes), pos_(begin), end_(end) {}
-  bool U32(uint32_t* v) {
-    uint64_t x;
-    if (!Int(&x, 4)) return false;
-    *v = static_cast<uint32_t>(x);
-    return true;
-  }
-  bool U64(uint64_t* v) { return Int(v, 8); }
-  bool I64(int64_t* v) {
-    uint64_t x;
-    if (!Int(&x, 8)) return false;
-    *v = static_cast<int64_t>(x);
-    return true;
-  }
-  bool F32s(std::vector<float>* out, uint64_t count) {
-    if (count > (end_ - pos_) / 4) return false;
-    out->resize(count);
-    for (uint64_t i = 0; i < count; ++i) {
-      uint64_t bits = 0;
-      Int(&bits, 4);
-      const auto b32 = static_cast<uint32_t>(bits);
-      std::memcpy(&(*out)[i], &b32, 4);
-    }
-    return true;
-  }
-  bool Str(std::string* s) {
-    uint32_t n;
-    if (!U32(&n) || n > end_ - pos_) return false;
-    s->assign(data_, pos_, n);
-    pos_ += n;
-    return true;
-  }
-  size_t remaining() const { return end_ - pos_; }
-
- private:
-  bool Int(uint64_t* v, int bytes) {
-    if (end_ - pos_ < static_cast<size_t>(bytes)) return false;
-    uint64_t x = 0;
-    for (int i = 0; i < bytes; ++i)
-      x |= static_cast<uint64_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
-    pos_ += bytes;
-    *v = x;
-    return true;
-  }
-  const std::string& data_;
-  size_t pos_, end_;
-};
-
-std::string DigestBytes(const char* data, size_t size) {
-  const std::string hex = Sha256Hex(data, size);
-  std::string raw(kDigestSize, '\0');
-  for (size_t i = 0; i < kDigestSize; ++i) raw[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  return raw;
-}
+constexpr FrameFormat kSnapshotFrame{"UCMOHSNP", kSnapshotFormatVersion, "snapshot"};
 
 Status CheckTensors(const Snapshot& s) {
   std::set<std::string> names;
   for (const auto& t : s.tensors) {
     if (!names.insert(t.name).second) return Status::InvalidArgument("snapshot: duplicate tensor '" + t.name + "'");
-    int64_t n = 1;
-    for (int64_t d : t.shape) {
-      if (d < 0) return Status::InvalidArgument("snapshot: negative dimension in '" + t.name + "'");
-      n *= d;
-    }
+    int64_t n = 0;
+    if (!ShapeElementCount(t.shape, &n))
+      return Status::InvalidArgument("snapshot: negative or overflowing shape of '" + t.name + "'");
     if (static_cast<size_t>(n) != t.anchor.size() || t.anchor.size() != t.importance.size())
       return Status::InvalidArgument("snapshot: tensor '" + t.name + "' has shape of " + std::to_string(n) +
                                      " values but " + std::to_string(t.anchor.size()) + " anchor and " +
@@ -161,7 +74,7 @@ Status CheckSameLayout(const Snapshot& a, const Snapshot& b) {
 
 Expected<std::string> SerializeSnapshot(const Snapshot& s) {
   UCMOH_RETURN_IF_ERROR(CheckTensors(s));
-  Writer p;
+  ByteWriter p;
   p.Str(s.method);
   p.U32(static_cast<uint32_t>(s.intrinsics.size()));
   for (const auto& in : s.intrinsics) p.Str(in);
@@ -179,40 +92,14 @@ Expected<std::string> SerializeSnapshot(const Snapshot& s) {
     for (float f : t.anchor) p.F32(f);
     for (float f : t.importance) p.F32(f);
   }
-  Writer h;
-  h.Raw(kMagic, sizeof kMagic);
-  h.U32(kSnapshotFormatVersion);
-  h.U32(0);
-  h.U64(p.out.size());
-  std::string out = std::move(h.out);
-  out += p.out;
-  out += DigestBytes(out.data(), out.size());
-  return out;
+  return FrameBlob(kSnapshotFrame, p.out);
 }
 
 Expected<Snapshot> DeserializeSnapshot(const std::string& bytes) {
-  if (bytes.size() < kHeaderSize + kDigestSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    return Status::Corruption("not a UCMoH snapshot (bad magic or too short: " + std::to_string(bytes.size()) +
-                              " bytes)");
-  Reader h(bytes, sizeof kMagic, kHeaderSize);
-  uint32_t version = 0, flags = 0;
-  uint64_t payload = 0;
-  h.U32(&version);
-  h.U32(&flags);
-  h.U64(&payload);
-  if (version != kSnapshotFormatVersion)
-    return Status::Unsupported("snapshot format version " + std::to_string(version) + " (this build reads " +
-                               std::to_string(kSnapshotFormatVersion) + ")");
-  if (flags != 0) return Status::Unsupported("snapshot flags " + std::to_string(flags) + " are not understood");
-  if (payload != bytes.size() - kHeaderSize - kDigestSize)
-    return Status::Corruption("snapshot is truncated or has trailing bytes (payload " + std::to_string(payload) +
-                              ", file " + std::to_string(bytes.size()) + " bytes)");
-  const size_t body = kHeaderSize + payload;
-  if (DigestBytes(bytes.data(), body) != bytes.substr(body))
-    return Status::Corruption("snapshot checksum mismatch");
-
+  auto frame = UnframeBlob(kSnapshotFrame, bytes);
+  if (!frame.ok()) return frame.status();
   const Status bad = Status::Corruption("snapshot payload is malformed");
-  Reader r(bytes, kHeaderSize, body);
+  ByteReader r(bytes, frame->begin, frame->end);
   Snapshot s;
   uint32_t n = 0;
   if (!r.Str(&s.method) || !r.U32(&n)) return bad;

@@ -21,25 +21,7 @@
 
 namespace ucmoh::registry {
 
-namespace {
-
-std::string TempPath(const std::string& tag) {
-  static int counter = 0;
-  return (std::filesystem::temp_directory_path() /
-          fmt::format("ucmoh-{}-{}-{}.pt", tag, static_cast<long>(::getpid()), counter++))
-      .string();
-}
-
-}  // namespace
-
-Expected<std::string> SerializeModelBytes(const CostModel& model) {
-  const std::string tmp = TempPath("save");
-  Status saved = model.Save(tmp);
-  if (!saved.ok()) return saved;
-  auto bytes = ReadFileBytes(tmp);
-  std::remove(tmp.c_str());
-  return bytes;
-}
+Expected<std::string> SerializeModelBytes(const CostModel& model) { return model.ToBytes(); }
 
 namespace {
 
@@ -158,14 +140,12 @@ Expected<CostModel> LoadVersionModel(const RegistryStore& store, int64_t number)
   if (!bytes.ok()) return bytes.status().WithContext(fmt::format("weights of version {}", number));
   if (Sha256Hex(*bytes) != version->weights_sha256)
     return Status::Corruption(fmt::format("weights of version {} do not match their sha256", number));
-  const std::string tmp = TempPath("load");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    if (!out) return Status::IOError(tmp + ": cannot write");
-  }
-  auto model = CostModel::Load(tmp);
-  std::remove(tmp.c_str());
+  // The registry wrote these bytes and they match their sha256, so a version
+  // written in model file format 1 (a LibTorch archive) is read as well.
+  ModelReadOptions options;
+  options.accept_format1 = true;
+  auto model = CostModel::FromBytes(*bytes, options);
+  if (!model.ok()) return model.status().WithContext(fmt::format("weights of version {}", number));
   return model;
 }
 

@@ -105,9 +105,12 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
   result.model_path = (std::filesystem::path(dir) / "model.pt").string();
   result.manifest_path = (std::filesystem::path(dir) / "manifest.json").string();
   UCMOH_RETURN_IF_ERROR(ExportTorchScript(*model, result.model_path));
-  // The native weights as well, for libucmoh (docs/compilers.md): the stored
-  // blob as it is, checked against weights_sha256 when it is opened.
+  // The native weights as well, for libucmoh (docs/compilers.md), checked
+  // against the manifest's weights_sha256 when opened: the stored blob as it
+  // is, or re-encoded when the version was written in model file format 1.
   auto weights = store.GetBlob(version->weights_sha256);
+  if (!weights.ok()) return weights.status();
+  if (ModelFileFormat(*weights) != kModelFileFormatVersion) weights = model->ToBytes();
   if (!weights.ok()) return weights.status();
   UCMOH_RETURN_IF_ERROR(WriteFileAtomically((std::filesystem::path(dir) / "weights.bin").string(), *weights));
   // Its forgetting state, so libucmoh can update the pulled model under it.
@@ -136,7 +139,7 @@ Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& 
        {{"architecture", c.architecture}, {"hidden", c.hidden}, {"heads", c.heads},
         {"encoder_layers", c.encoder_layers}, {"fc_blocks", c.fc_blocks}}},
       {"metrics", {{"acc", version->evaluation.acc}, {"bwt", version->evaluation.bwt}, {"per_intrinsic", rows}}},
-      {"weights_sha256", version->weights_sha256},
+      {"weights_sha256", Sha256Hex(*weights)},
       {"model_pt_sha256", result.model_sha256},
       {"created_at", version->created_at},
       {"tool_version", version->tool_version}};

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "ucmoh/framed_blob.h"
 #include "ucmoh/status.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -48,6 +49,15 @@ inline std::string AsFile(const uint8_t* data, size_t size, const char* suffix) 
   if (size > 0) std::fwrite(data, 1, size, file);
   std::fclose(file);
   return path;
+}
+
+// For formats behind a SHA-256 frame (snapshots, model files): the input's
+// payload (past the header, when it has one) framed afresh with a valid
+// checksum, so that mutations reach the payload decoder.
+inline std::string Reframed(const FrameFormat& format, const std::string& bytes) {
+  const bool framed = bytes.size() >= kFrameHeaderSize + kFrameDigestSize && HasMagic(format, bytes);
+  return FrameBlob(format, framed ? bytes.substr(kFrameHeaderSize, bytes.size() - kFrameHeaderSize - kFrameDigestSize)
+                                  : bytes);
 }
 
 }  // namespace ucmoh::fuzz

@@ -23,6 +23,7 @@ Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global);
 Command AddMeasureCommand(CLI::App& app, const GlobalOptions& global);
 Command AddTrainCommand(CLI::App& app, const GlobalOptions& global);
 Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global);
+Command AddConvertModelCommand(CLI::App& app, const GlobalOptions& global);
 Command AddLifelongCommand(CLI::App& app, const GlobalOptions& global);
 Command AddInitCommand(CLI::App& app, const GlobalOptions& global);
 Command AddIntrinsicsCommand(CLI::App& app, const GlobalOptions& global);

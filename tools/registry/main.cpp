@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
       AddMeasureCommand(app, global),
       AddTrainCommand(app, global),
       AddEvaluateCommand(app, global),
+      AddConvertModelCommand(app, global),
       AddLifelongCommand(app, global),
       AddInitCommand(app, global),
       AddIntrinsicsCommand(app, global),

@@ -33,12 +33,33 @@ struct NamedValues {
   std::vector<float> values;
 };
 
+// The model file format this build writes (docs/registry.md, "Model files").
+// Format 1 (before 2026-11-24) was a LibTorch archive, read only on request.
+inline constexpr int kModelFileFormatVersion = 2;
+
+struct ModelReadOptions {
+  // Format 1 is a TorchScript archive, and LibTorch parses its code part: a
+  // crafted file crashes that parser. Set only for bytes this project wrote
+  // and verified (the registry's sha256-checked blobs) or that a user
+  // converts knowingly (`registry convert-model`).
+  bool accept_format1 = false;
+};
+
+// Which model file format `bytes` are: 2 (this build's), 1 (a LibTorch
+// archive), or 0 (neither).
+int ModelFileFormat(const std::string& bytes);
+
 class CostModel {
  public:
   // A freshly initialized network (normalizer unset until the first Train).
   static Expected<CostModel> Create(const NetworkConfig& config);
-  static Expected<CostModel> Load(const std::string& path);
+  // A model file's bytes: Corruption (by what is wrong) or Unsupported (a
+  // newer format, another feature schema, format 1 not accepted); never a
+  // crash, whatever the bytes. Load prefixes errors with the path.
+  static Expected<CostModel> FromBytes(const std::string& bytes, const ModelReadOptions& options = {});
+  static Expected<CostModel> Load(const std::string& path, const ModelReadOptions& options = {});
 
+  Expected<std::string> ToBytes() const;       // model file format 2
   Status Save(const std::string& path) const;  // atomic: temp file + rename
 
   // One score per program of `set`, in order.
