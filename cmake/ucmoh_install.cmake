@@ -1,8 +1,11 @@
 # `cmake --install build [--prefix P]`: what a vendor needs to build a target
 # plugin out of tree, and what a user needs to run the registry.
 #
-#   P/include/ucmoh/*.h                 the plugin ABI headers (no torch, no rocksdb)
-#   P/lib/libucmoh_plugin_api.a         their value-type helpers
+#   P/include/ucmoh/*.h                 the plugin ABI: the C table (plugin_c.h), the
+#                                       C++ interface over it and its value types
+#   P/share/ucmoh/plugin_sdk/*.cpp      the value types' helpers and the JSON codecs
+#                                       the adapter uses, as sources: a plugin compiles
+#                                       them with its own compiler and C++ library
 #   P/lib/cmake/ucmoh/                  find_package(ucmoh): ucmoh::plugin_api and
 #                                       ucmoh_add_plugin(NAME SOURCES...)
 #   P/bin/registry                      the CLI
@@ -15,23 +18,24 @@
 # GNUInstallDirs is included at the top, since core's targets name its dirs.
 include(CMakePackageConfigHelpers)
 
-set(UCMOH_PLUGIN_HEADERS params.h plugin.h program_ast.h record.h status.h target.h)
+set(UCMOH_PLUGIN_HEADERS params.h plugin.h plugin_c.h plugin_c_adapter.h plugin_c_json.h program_ast.h
+    record.h status.h target.h hardware_json.h params_json.h record_json.h)
 list(TRANSFORM UCMOH_PLUGIN_HEADERS PREPEND ${PROJECT_SOURCE_DIR}/core/include/ucmoh/)
 install(FILES ${UCMOH_PLUGIN_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ucmoh)
-
-set_target_properties(ucmoh_plugin_api PROPERTIES EXPORT_NAME plugin_api)   # ucmoh::plugin_api
-install(TARGETS ucmoh_plugin_api EXPORT ucmohTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Sources, not a prebuilt library: nothing of this build's C++ library reaches
+# a plugin, which may use clang and libc++ (tests/plugins/install_test.sh).
+# The list is core/CMakeLists.txt's.
+install(FILES ${UCMOH_PLUGIN_SDK_SOURCES} DESTINATION ${CMAKE_INSTALL_DATADIR}/ucmoh/plugin_sdk)
 set(UCMOH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ucmoh)
 install(EXPORT ucmohTargets NAMESPACE ucmoh:: DESTINATION ${UCMOH_CMAKE_DIR})
 
-# The ABI number the headers were built with, read from plugin.h so the two
-# cannot disagree; find_package users get it as UCMOH_PLUGIN_ABI. A change to
-# plugin.h re-runs configure, so an existing build never installs a stale number.
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin.h)
-file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin.h UCMOH_ABI_LINE
-     REGEX "kPluginAbiVersion = [0-9]+")
-string(REGEX REPLACE ".*= ([0-9]+).*" "\\1" UCMOH_PLUGIN_ABI "${UCMOH_ABI_LINE}")
+# The ABI major the headers define, read from plugin_c.h so the two cannot
+# disagree; find_package users get it as UCMOH_PLUGIN_ABI. A change to the
+# header re-runs configure, so an existing build never installs a stale number.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin_c.h)
+file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/ucmoh/plugin_c.h UCMOH_ABI_LINE
+     REGEX "define UCMOH_PLUGIN_C_MAJOR [0-9]+")
+string(REGEX REPLACE ".*MAJOR ([0-9]+).*" "\\1" UCMOH_PLUGIN_ABI "${UCMOH_ABI_LINE}")
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ucmohConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/ucmohConfig.cmake INSTALL_DESTINATION ${UCMOH_CMAKE_DIR})

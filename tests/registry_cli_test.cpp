@@ -4,6 +4,7 @@
 // plus the refusals and the all-or-nothing records add. The tests on CUTLASS
 // rows skip only where the shared data folder is absent.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 

@@ -1,7 +1,7 @@
 // Loading plugin libraries listed in plugins.json. The checks run in an order
 // that never executes code we have reason to distrust: the file and its sha256
-// pin before dlopen (which runs static initializers), the plain int() ABI
-// symbol before any function that passes C++ objects across the boundary.
+// pin before dlopen (which runs static initializers), the C table's version
+// and completeness (plugin_c_host.cpp) before any of its functions is called.
 #include "ucmoh/plugin_loader.h"
 
 #include <dlfcn.h>
@@ -13,6 +13,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <boost/filesystem.hpp>
 
+#include "plugin_c_host.h"
 #include "ucmoh/sha256.h"
 
 namespace ucmoh {
@@ -21,17 +22,6 @@ namespace {
 
 namespace fs = boost::filesystem;
 namespace dll = boost::dll;
-
-const char* const kAbiSymbol = "ucmoh_plugin_abi";
-const char* const kMakeSymbol = "ucmoh_plugin_make";
-
-// Keeps a plugin object and the library its code lives in together. Members
-// are destroyed in reverse order: the object (whose destructor and control
-// block are code inside the library) goes first, then the library unmaps.
-struct PluginHolder {
-  std::shared_ptr<dll::shared_library> library;
-  std::shared_ptr<TargetPlugin> object;
-};
 
 // Errors about one entry: "<manifest>: plugin '<name>': <what>".
 struct EntryContext {
@@ -108,66 +98,44 @@ Expected<std::shared_ptr<dll::shared_library>> OpenLibrary(const EntryContext& c
 }
 
 Status CheckSymbols(const EntryContext& ctx, const fs::path& path, const dll::shared_library& library) {
-  for (const char* symbol : {kAbiSymbol, kMakeSymbol}) {
-    if (!library.has(symbol)) {
-      return ctx.Error(Status::Code::kInvalidArgument,
-                       "library " + path.string() + " exports no UCMoH factory (UCMOH_DEFINE_PLUGIN "
-                       "missing: no symbol '" + symbol + "'); add UCMOH_DEFINE_PLUGIN(YourPlugin) to "
-                       "one source file of the plugin and rebuild");
-    }
-  }
-  return Status::Ok();
+  if (library.has(UCMOH_PLUGIN_C_ENTRY)) return Status::Ok();
+  if (library.has("ucmoh_plugin_abi"))
+    return ctx.Error(Status::Code::kAbiMismatch,
+                     "library " + path.string() + " was built against the C++ plugin ABI (4 or older), but this "
+                     "registry loads plugins through the C ABI " + std::to_string(kPluginAbiVersion) +
+                     "; rebuild it against the installed headers (UCMOH_DEFINE_PLUGIN now comes from "
+                     "ucmoh/plugin_c_adapter.h)");
+  return ctx.Error(Status::Code::kInvalidArgument,
+                   "library " + path.string() + " exports no UCMoH factory (UCMOH_DEFINE_PLUGIN missing: no symbol '"
+                   UCMOH_PLUGIN_C_ENTRY "'); add UCMOH_DEFINE_PLUGIN(YourPlugin) to one source file of the plugin "
+                   "and rebuild");
 }
 
-// Reads the plugin's ABI through the one symbol whose signature never
-// changes, and compares it with ours and with what the manifest expects.
-Expected<int> CheckAbi(const EntryContext& ctx, const fs::path& path, const dll::shared_library& library) {
-  int plugin_abi = 0;
-  try {
-    plugin_abi = library.get_alias<int()>(kAbiSymbol)();
-  } catch (const std::exception& e) {
-    return ctx.Error(Status::Code::kAbiMismatch, std::string("reading its ABI version failed: ") + e.what());
-  }
-  std::string numbers = " (library " + std::to_string(plugin_abi) + ", registry " +
-                        std::to_string(kPluginAbiVersion) + ", manifest " + std::to_string(ctx.entry.abi) + ")";
-  if (plugin_abi != kPluginAbiVersion) {
+// Reads the plugin's table through its one C entry point and checks it
+// (version, size, required functions) and what the manifest expects.
+Expected<const UcmohPluginApi*> CheckAbi(const EntryContext& ctx, const fs::path& path,
+                                         const dll::shared_library& library) {
+  const UcmohPluginApi* api = library.get<const UcmohPluginApi*()>(UCMOH_PLUGIN_C_ENTRY)();
+  Status table = CheckPluginTable(api);
+  if (!table.ok()) return ctx.Error(table.code(), "library " + path.string() + ": " + table.message());
+  if (ctx.entry.abi != api->major)
     return ctx.Error(Status::Code::kAbiMismatch,
-                     "library " + path.string() + " was built against plugin ABI " +
-                         std::to_string(plugin_abi) + " but this registry uses ABI " +
-                         std::to_string(kPluginAbiVersion) + numbers +
-                         "; rebuild the plugin against the installed headers (ucmoh/plugin.h)");
-  }
-  if (ctx.entry.abi != kPluginAbiVersion) {
-    return ctx.Error(Status::Code::kAbiMismatch,
-                     "the manifest expects ABI " + std::to_string(ctx.entry.abi) + " but library " +
-                         path.string() + " and this registry use ABI " + std::to_string(kPluginAbiVersion) +
-                         numbers + "; set \"abi\": " + std::to_string(kPluginAbiVersion) +
-                         " after checking the plugin was rebuilt against the installed headers");
-  }
-  return plugin_abi;
+                     "the manifest expects ABI " + std::to_string(ctx.entry.abi) + " but library " + path.string() +
+                         " and this registry use ABI " + std::to_string(kPluginAbiVersion) + " (library " +
+                         std::to_string(api->major) + "." + std::to_string(api->minor) + "); set \"abi\": " +
+                         std::to_string(kPluginAbiVersion) + " after checking the plugin was built against the "
+                         "installed headers");
+  return api;
 }
 
-// Calls the factory and ties the object's lifetime to the library's.
-Expected<std::shared_ptr<TargetPlugin>> MakePlugin(const EntryContext& ctx, const fs::path& path,
+// Creates the instance and ties its lifetime to the library's: the wrapper
+// gives the instance back to the plugin before the library unmaps.
+Expected<std::shared_ptr<TargetPlugin>> MakePlugin(const EntryContext& ctx, const UcmohPluginApi* api,
                                                    std::shared_ptr<dll::shared_library> library) {
-  auto holder = std::make_shared<PluginHolder>();
-  holder->library = std::move(library);
-  try {
-    auto make = holder->library->get_alias<std::shared_ptr<TargetPlugin>()>(kMakeSymbol);
-    holder->object = make();
-  } catch (const std::exception& e) {
-    return ctx.Error(Status::Code::kInvalidArgument,
-                     "the factory of " + path.string() + " threw: " + e.what() + "; fix the plugin");
-  } catch (...) {
-    return ctx.Error(Status::Code::kInvalidArgument,
-                     "the factory of " + path.string() + " threw a non-standard exception; fix the plugin");
-  }
-  if (!holder->object) {
-    return ctx.Error(Status::Code::kInvalidArgument,
-                     "the factory of " + path.string() + " returned no object; fix the plugin");
-  }
-  TargetPlugin* raw = holder->object.get();
-  return std::shared_ptr<TargetPlugin>(holder, raw);  // aliasing: owns the holder, points at the object
+  auto plugin = MakeCTargetPlugin(api, std::move(library));
+  if (!plugin.ok())
+    return ctx.Error(plugin.status().code(), plugin.status().message() + "; fix the plugin");
+  return plugin;
 }
 
 // The plugin's own descriptions, with exceptions from its code turned into a Status.
@@ -219,16 +187,17 @@ Expected<LoadedPlugin> LoadOne(const std::string& manifest, const PluginManifest
   auto library = OpenLibrary(ctx, path);
   if (!library) return library.status();
   UCMOH_RETURN_IF_ERROR(CheckSymbols(ctx, path, **library));
-  auto abi = CheckAbi(ctx, path, **library);
-  if (!abi) return abi.status();
-  auto plugin = MakePlugin(ctx, path, std::move(*library));
+  auto api = CheckAbi(ctx, path, **library);
+  if (!api) return api.status();
+  auto plugin = MakePlugin(ctx, *api, std::move(*library));
   if (!plugin) return plugin.status();
 
   LoadedPlugin loaded;
   loaded.entry = entry;
   loaded.library_path = path.string();
   loaded.library_sha256 = *sha;
-  loaded.abi = *abi;
+  loaded.abi = (*api)->major;
+  loaded.abi_minor = (*api)->minor;
   loaded.plugin = std::move(*plugin);
   UCMOH_RETURN_IF_ERROR(Describe(ctx, loaded));
   return loaded;
@@ -238,6 +207,22 @@ Expected<LoadedPlugin> LoadOne(const std::string& manifest, const PluginManifest
 
 // A claim conflict is reported before the naming rule: when two libraries
 // overlap, "remove one of them" is the fix the user of the manifest can apply.
+Status PluginSet::Add(const std::string& manifest_path, LoadedPlugin loaded) {
+  for (const IntrinsicInfo& intrinsic : loaded.intrinsics) {
+    auto other = by_intrinsic_.find(intrinsic.name);
+    if (other == by_intrinsic_.end()) continue;
+    const LoadedPlugin& first = plugins_[other->second];
+    return Status::InvalidArgument(
+        manifest_path + ": intrinsic '" + intrinsic.name + "' is claimed by both plugin '" + first.entry.name +
+        "' (" + first.library_path + ") and plugin '" + loaded.entry.name + "' (" + loaded.library_path +
+        "); remove one of the two entries from the manifest");
+  }
+  UCMOH_RETURN_IF_ERROR(CheckIntrinsicNames(EntryContext{manifest_path, loaded.entry}, loaded));
+  for (const IntrinsicInfo& intrinsic : loaded.intrinsics) by_intrinsic_[intrinsic.name] = plugins_.size();
+  plugins_.push_back(std::move(loaded));
+  return Status::Ok();
+}
+
 Expected<PluginSet> LoadPlugins(const std::string& manifest_path) {
   auto entries = ParsePluginManifest(manifest_path);
   if (!entries) return entries.status();
@@ -245,20 +230,23 @@ Expected<PluginSet> LoadPlugins(const std::string& manifest_path) {
   for (const PluginManifestEntry& entry : *entries) {
     auto loaded = LoadOne(manifest_path, entry);
     if (!loaded) return loaded.status();
-    for (const IntrinsicInfo& intrinsic : loaded->intrinsics) {
-      auto other = set.by_intrinsic_.find(intrinsic.name);
-      if (other == set.by_intrinsic_.end()) continue;
-      const LoadedPlugin& first = set.plugins_[other->second];
-      return Status::InvalidArgument(
-          manifest_path + ": intrinsic '" + intrinsic.name + "' is claimed by both plugin '" +
-          first.entry.name + "' (" + first.library_path + ") and plugin '" + entry.name + "' (" +
-          loaded->library_path + "); remove one of the two entries from the manifest");
-    }
-    UCMOH_RETURN_IF_ERROR(CheckIntrinsicNames(EntryContext{manifest_path, entry}, *loaded));
-    for (const IntrinsicInfo& intrinsic : loaded->intrinsics) {
-      set.by_intrinsic_[intrinsic.name] = set.plugins_.size();
-    }
-    set.plugins_.push_back(std::move(*loaded));
+    UCMOH_RETURN_IF_ERROR(set.Add(manifest_path, std::move(*loaded)));
+  }
+  return set;
+}
+
+Expected<PluginSet> PluginSet::InProcess(std::vector<std::shared_ptr<TargetPlugin>> plugins) {
+  PluginSet set;
+  for (auto& plugin : plugins) {
+    LoadedPlugin loaded;
+    loaded.target = plugin->Target();
+    loaded.intrinsics = plugin->Intrinsics();
+    loaded.entry = {loaded.target.name, "(in process)", kPluginAbiVersion, ""};
+    loaded.library_path = "(in process)";
+    loaded.abi = kPluginAbiVersion;
+    loaded.abi_minor = UCMOH_PLUGIN_C_MINOR;
+    loaded.plugin = std::move(plugin);
+    UCMOH_RETURN_IF_ERROR(set.Add("in-process plugins", std::move(loaded)));
   }
   return set;
 }

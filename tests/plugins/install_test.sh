@@ -4,7 +4,10 @@
 #   2. the installed registry, run from an empty folder, finds its own
 #      manifest (PREFIX/share/ucmoh/plugins.json) and loads every plugin;
 #   3. toyaccel, configured out of tree with find_package(ucmoh) against that
-#      prefix alone, builds and loads beside the installed plugins.
+#      prefix alone, builds and loads beside the installed plugins;
+#   4. toyaccel again, built with clang and libc++ (not GCC and libstdc++),
+#      loads into the GCC-built registry and lowers every program to the same
+#      ASTs as the GCC build: only the C ABI crosses the library boundary.
 #   install_test.sh BUILD_DIR SOURCE_DIR REAL_PLUGINS(comma-separated)
 set -euo pipefail
 build=$1 src=$2 real=$3
@@ -55,3 +58,33 @@ intrinsics = [i["name"] for i in loaded["toyaccel"]["intrinsics"]]
 assert intrinsics == ["toyaccel.mac16x16"], intrinsics
 print("out-of-tree toyaccel loads beside", ", ".join(sorted(set(loaded) - {"toyaccel"})))
 PY
+
+# 4. The same plugin from another toolchain: clang++ -stdlib=libc++.
+run configure_libcxx cmake -S "$src/tests/plugins/toyaccel" -B "$work/toyaccel_libcxx" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS=-stdlib=libc++ -DCMAKE_MODULE_LINKER_FLAGS="-stdlib=libc++"
+run build_libcxx cmake --build "$work/toyaccel_libcxx"
+libcxx_plugin=$work/toyaccel_libcxx/libucmoh_toyaccel.so
+needed=$(objdump -p "$libcxx_plugin" | sed -n 's/ *NEEDED *//p' | tr '\n' ' ')
+[[ $needed == *libc++.so* && $needed != *libstdc++* ]] ||
+  { echo "the clang build should need libc++ and not libstdc++; it needs: $needed"; exit 1; }
+
+# A few toyaccel programs as records, and their ASTs through each build.
+"$registry" --plugins "$work/vendor.json" plugins --json > "$work/loaded.json"
+$py - "$work/loaded.json" > "$work/toyaccel.jsonl" <<'PY'
+import json, sys
+hw = next(p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "toyaccel")["hardware"]
+for m, tile, order in [(128, 32, "mn"), (256, 64, "nm"), (512, 128, "mn")]:
+    print(json.dumps({"target": "toyaccel", "intrinsic": "toyaccel.mac16x16",
+        "task": {"key": f"t.gemm.m{m}", "op": "gemm", "workload": {"m": m, "n": 256, "k": 256}},
+        "schedule": {"tile_m": tile, "tile_n": 64, "tile_k": 64, "double_buffer": 1, "order": order},
+        "latency": {"median_s": 1e-4, "mean_s": 1e-4, "min_s": 1e-4, "cv": 0, "repeats": 1},
+        "provenance": {"kind": "measured", "source": "install_test", "details": {}}, "hardware": hw}))
+PY
+sed "s#$work/toyaccel/libucmoh_toyaccel.so#$libcxx_plugin#" "$work/vendor.json" > "$work/vendor_libcxx.json"
+"$registry" --plugins "$work/vendor.json" features "$work/toyaccel.jsonl" --dump-ast > "$work/ast_gcc.jsonl"
+"$registry" --plugins "$work/vendor_libcxx.json" features "$work/toyaccel.jsonl" --dump-ast > "$work/ast_libcxx.jsonl"
+[[ -s $work/ast_gcc.jsonl ]] || { echo "no ASTs from the GCC-built toyaccel"; exit 1; }
+cmp "$work/ast_gcc.jsonl" "$work/ast_libcxx.jsonl" ||
+  { echo "the clang/libc++ toyaccel lowers differently from the GCC one"; exit 1; }
+echo "clang/libc++ toyaccel ($needed) loads into the GCC registry and lowers $(wc -l < "$work/ast_gcc.jsonl") programs identically"

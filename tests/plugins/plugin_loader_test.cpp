@@ -200,6 +200,23 @@ TEST(PluginLoader, AbiMismatchIsCaughtBeforeTheFactoryRuns) {
   EXPECT_THAT(status.message(), HasSubstr("rebuild the plugin against the installed headers"));
 }
 
+// C tables wrong in one way each (broken/bad_table.cpp): one error line each.
+TEST(PluginLoader, BadTablesAreRefusedByName) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"table_short", "shorter than ABI 5.0's"},
+      {"table_null_lower", "has no 'lower', which every plugin must provide"},
+      {"table_silent_error", "creating the plugin: the plugin returned an error with no message (code 6)"},
+      {"table_old_cpp_abi", "was built against the C++ plugin ABI (4 or older)"}};
+  for (const auto& [library, expected] : cases) {
+    TempDir dir;
+    std::string manifest = dir.Write("plugins.json", ManifestJson({{"silent", TestPlugin(library)}}));
+    Status status = LoadError(manifest);
+    EXPECT_THAT(status.message(), HasSubstr("plugin 'silent': ")) << library;
+    EXPECT_THAT(status.message(), HasSubstr(expected)) << library;
+    EXPECT_EQ(status.message().find('\n'), std::string::npos) << library;
+  }
+}
+
 TEST(PluginLoader, ManifestAbiMustMatchTooAndNamesBothNumbers) {
   TempDir dir;
   Entry entry{"toyaccel", TestPlugin("toyaccel"), ucmoh::kPluginAbiVersion + 1};

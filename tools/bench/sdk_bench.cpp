@@ -6,6 +6,7 @@
 // add-intrinsic version (3 epochs) in a fresh registry, pulled. Also times
 // opening the pulled model. docs/benchmarks.md has the results.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>

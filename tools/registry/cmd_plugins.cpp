@@ -5,22 +5,16 @@
 
 #include "commands.h"
 #include "ucmoh/hardware_json.h"
+#include "ucmoh/plugin_c_json.h"
 
 namespace ucmoh::cli {
 
 namespace {
 
-nlohmann::json IntrinsicJson(const IntrinsicInfo& in) {
-  return {{"name", in.name}, {"instruction", in.instruction},
-          {"shape", {{"m", in.m}, {"n", in.n}, {"k", in.k}}},
-          {"input_type", in.input_type}, {"accum_type", in.accum_type},
-          {"ops_per_call", in.ops_per_call}, {"description", in.description}};
-}
-
 nlohmann::json PluginJson(const LoadedPlugin& p) {
   nlohmann::json intrinsics = nlohmann::json::array();
-  for (const auto& in : p.intrinsics) intrinsics.push_back(IntrinsicJson(in));
-  return {{"name", p.entry.name}, {"library", p.library_path}, {"abi", p.abi},
+  for (const auto& in : p.intrinsics) intrinsics.push_back(IntrinsicToJson(in));
+  return {{"name", p.entry.name}, {"library", p.library_path}, {"abi", p.abi}, {"abi_minor", p.abi_minor},
           {"sha256", p.library_sha256}, {"target", p.target.name},
           {"description", p.target.description}, {"hardware", HardwareToJson(p.target.hardware)},
           {"template_dims", p.plugin->TemplateDimNames()},
@@ -30,7 +24,7 @@ nlohmann::json PluginJson(const LoadedPlugin& p) {
 
 void PrintText(const LoadedPlugin& p) {
   const HardwareParams& hw = p.target.hardware;
-  fmt::print("{}  (abi {}, {})\n  library {}\n  sha256  {}\n", p.entry.name, p.abi,
+  fmt::print("{}  (abi {}.{}, {})\n  library {}\n  sha256  {}\n", p.entry.name, p.abi, p.abi_minor,
              p.target.description, p.library_path, p.library_sha256);
   fmt::print("  hardware: {}; {} {}; vector {} B x {} regs; L1 {} KiB, L2 {} KiB, L3 {} KiB\n",
              hw.model, hw.cores, hw.is_gpu ? "SMs" : "cores", hw.vector_bytes,

@@ -1,9 +1,10 @@
-// The interface a target plugin implements. A plugin is a shared library that
-// exports two symbols through Boost.DLL (see UCMOH_DEFINE_PLUGIN below):
-//   ucmoh_plugin_abi  -> int(), the kPluginAbiVersion it was built against
-//   ucmoh_plugin_make -> std::shared_ptr<TargetPlugin>()
-// The host checks the ABI number before it calls anything that passes C++
-// objects across the boundary. docs/plugin-abi.md walks a vendor through it.
+// The interface a target plugin implements, in C++. A plugin is a shared
+// library that exports one C symbol, ucmoh_plugin_c_api, returning the
+// versioned function table of ucmoh/plugin_c.h; a vendor writes this class and
+// puts UCMOH_DEFINE_PLUGIN(MyPlugin) (ucmoh/plugin_c_adapter.h) in one source
+// file, so only C crosses the library boundary. The host wraps every loaded
+// table in this same interface for the rest of core. docs/plugin-abi.md walks
+// a vendor through it.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ucmoh/plugin_c.h"
 #include "ucmoh/program_ast.h"
 #include "ucmoh/record.h"
 #include "ucmoh/status.h"
@@ -19,13 +21,10 @@
 
 namespace ucmoh {
 
-// Bump whenever this header, program_ast.h, record.h, target.h, params.h or
-// status.h change layout or virtual functions.
-// 2: records carry hardware; Lower takes it.
-// 3: programs as ASTs: buffers and template inputs in ProgramAst,
-//    TemplateInputNames / StageTemplate.
-// 4: Import returns ImportResult (records and what was skipped, counted).
-constexpr int kPluginAbiVersion = 4;
+// The plugin ABI's major version, what plugins.json's "abi" names: the C
+// table's (ucmoh/plugin_c.h). 1-4 were this C++ class crossing the boundary
+// itself (4: Import returns ImportResult); 5 is the first C ABI.
+constexpr int kPluginAbiVersion = UCMOH_PLUGIN_C_MAJOR;
 
 struct MeasureOptions {
   int threads = 0;               // 0: what the schedule asks for
@@ -110,15 +109,3 @@ class TargetPlugin {
 };
 
 }  // namespace ucmoh
-
-// Put once in a plugin's source: UCMOH_DEFINE_PLUGIN(MyPluginClass)
-#include <boost/dll/alias.hpp>
-#define UCMOH_DEFINE_PLUGIN(PluginClass)                                        \
-  namespace ucmoh_plugin_entry {                                                \
-  inline int abi() { return ::ucmoh::kPluginAbiVersion; }                       \
-  inline std::shared_ptr<::ucmoh::TargetPlugin> make() {                        \
-    return std::make_shared<PluginClass>();                                     \
-  }                                                                             \
-  }                                                                             \
-  BOOST_DLL_ALIAS(ucmoh_plugin_entry::abi, ucmoh_plugin_abi)                    \
-  BOOST_DLL_ALIAS(ucmoh_plugin_entry::make, ucmoh_plugin_make)

@@ -27,7 +27,8 @@ struct LoadedPlugin {
   PluginManifestEntry entry;
   std::string library_path;   // resolved absolute path
   std::string library_sha256;
-  int abi = 0;
+  int abi = 0;                // the plugin's ABI major and minor (ucmoh/plugin_c.h)
+  int abi_minor = 0;
   TargetInfo target;
   std::vector<IntrinsicInfo> intrinsics;
   // Owns the shared library: the library stays mapped while this lives.
@@ -44,8 +45,14 @@ class PluginSet {
   // Every intrinsic of every plugin, in manifest order.
   std::vector<IntrinsicInfo> AllIntrinsics() const;
 
+  // Plugin objects linked into this process, with no library or C table
+  // between: what benchmarks weigh the C ABI against (docs/benchmarks.md).
+  static Expected<PluginSet> InProcess(std::vector<std::shared_ptr<TargetPlugin>> plugins);
+
  private:
   friend Expected<PluginSet> LoadPlugins(const std::string& manifest_path);
+  // Adds one plugin; refuses intrinsics claimed twice or misnamed.
+  Status Add(const std::string& manifest_path, LoadedPlugin loaded);
   std::vector<LoadedPlugin> plugins_;
   std::map<std::string, size_t> by_intrinsic_;
 };

@@ -1,15 +1,23 @@
-// Built against a "future" interface: ucmoh_plugin_abi reports
-// kPluginAbiVersion + 41. The loader must refuse it after reading that int
-// and before calling the factory, so the factory aborts to prove it is never
-// called (a call would kill the test binary, not pass quietly).
+// Built against a "future" major: its table reports UCMOH_PLUGIN_C_MAJOR + 41.
+// The loader must refuse it after reading the version and before calling
+// anything in the table, so every entry aborts to prove none is called (a
+// call would kill the test binary, not pass quietly).
 #include <cstdlib>
 
-#include "minimal_plugin.h"
+#include "ucmoh/plugin_c.h"
 
-namespace abi_mismatch {
-inline int abi() { return ::ucmoh::kPluginAbiVersion + 41; }
-inline std::shared_ptr<::ucmoh::TargetPlugin> make() { std::abort(); }
-}  // namespace abi_mismatch
+namespace {
+UcmohError* Abort(void*) { std::abort(); }
+}  // namespace
 
-BOOST_DLL_ALIAS(abi_mismatch::abi, ucmoh_plugin_abi)
-BOOST_DLL_ALIAS(abi_mismatch::make, ucmoh_plugin_make)
+extern "C" __attribute__((visibility("default"))) const UcmohPluginApi* ucmoh_plugin_c_api() {
+  static UcmohPluginApi table = [] {
+    UcmohPluginApi t{};
+    t.struct_size = sizeof(t);
+    t.major = UCMOH_PLUGIN_C_MAJOR + 41;
+    t.minor = 0;
+    t.plugin_create = reinterpret_cast<UcmohError* (*)(UcmohPluginCreateArgs*)>(&Abort);
+    return t;
+  }();
+  return &table;
+}

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ucmoh/plugin.h"
+#include "ucmoh/plugin_c_adapter.h"
 
 namespace broken {
 

@@ -88,4 +88,6 @@ Expected<std::vector<Task>> ToyAccelPlugin::Tasks(const std::string& suite,
 
 }  // namespace toyaccel
 
+#include "ucmoh/plugin_c_adapter.h"
+
 UCMOH_DEFINE_PLUGIN(toyaccel::ToyAccelPlugin)

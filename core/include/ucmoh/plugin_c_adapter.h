@@ -1,0 +1,342 @@
+// The plugin side of the C ABI (ucmoh/plugin_c.h): a vendor writes a C++
+// ucmoh::TargetPlugin (ucmoh/plugin.h) and exports it with
+//
+//   UCMOH_DEFINE_PLUGIN(MyPluginClass)
+//
+// in one source file. Everything here is inline and compiled by the plugin's
+// own compiler and standard library; only C types reach the host. Exceptions
+// never cross: each entry point turns them into UcmohError.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ucmoh/plugin.h"
+#include "ucmoh/plugin_c.h"
+#include "ucmoh/plugin_c_json.h"
+
+// The plugin's definitions of the ABI's opaque objects. Each plugin library
+// has its own (hidden visibility); the host never sees their layout.
+struct UcmohError {
+  int32_t code;
+  std::string message;
+};
+
+struct UcmohPlugin {
+  std::unique_ptr<ucmoh::TargetPlugin> impl;
+};
+
+struct UcmohResult {
+  std::string text, text2;
+  ucmoh::ProgramAst program;  // owns the strings the views below point into
+  std::vector<UcmohAstNode> nodes;
+  std::vector<UcmohAstBuffer> buffers;
+  std::vector<UcmohTemplateInput> inputs;
+  UcmohAst ast{};
+};
+
+namespace ucmoh::plugin_c {
+
+inline std::string FromC(UcmohStr s) { return s.size ? std::string(s.data, s.size) : std::string(); }
+inline UcmohStr ToC(const std::string& s) { return {s.data(), s.size()}; }
+
+inline UcmohError* MakeError(const Status& status) {
+  int32_t code = UCMOH_ERROR_INTERNAL;
+  switch (status.code()) {
+    case Status::Code::kInvalidArgument: code = UCMOH_ERROR_INVALID_ARGUMENT; break;
+    case Status::Code::kNotFound: code = UCMOH_ERROR_NOT_FOUND; break;
+    case Status::Code::kIOError: code = UCMOH_ERROR_IO; break;
+    case Status::Code::kCorruption: code = UCMOH_ERROR_CORRUPTION; break;
+    case Status::Code::kUnsupported: code = UCMOH_ERROR_UNSUPPORTED; break;
+    default: break;
+  }
+  return new UcmohError{code, status.message()};
+}
+
+inline ParamMap ParamsFromC(const UcmohParams& params) {
+  ParamMap out;
+  for (size_t i = 0; i < params.count; ++i) {
+    const UcmohParam& p = params.items[i];
+    if (p.type == UCMOH_PARAM_INT) out.emplace(FromC(p.key), p.int_value);
+    else if (p.type == UCMOH_PARAM_REAL) out.emplace(FromC(p.key), p.real_value);
+    else out.emplace(FromC(p.key), FromC(p.string_value));
+  }
+  return out;
+}
+
+inline Task TaskFromC(const UcmohTask& task) { return {FromC(task.key), FromC(task.op), ParamsFromC(task.workload)}; }
+
+inline HardwareParams HardwareFromC(const UcmohHardware& h) {
+  HardwareParams out;
+  out.model = FromC(h.model);
+  out.is_gpu = h.is_gpu != 0;
+  out.cores = h.cores;
+  out.vector_bytes = h.vector_bytes;
+  out.vector_registers = h.vector_registers;
+  out.cache_line_bytes = h.cache_line_bytes;
+  out.l1_bytes = h.l1_bytes;
+  out.l2_bytes = h.l2_bytes;
+  out.l3_bytes = h.l3_bytes;
+  out.warp_size = h.warp_size;
+  out.max_threads_per_block = h.max_threads_per_block;
+  out.shared_bytes_per_block = h.shared_bytes_per_block;
+  out.registers_per_sm = h.registers_per_sm;
+  out.clock_ghz = h.clock_ghz;
+  for (size_t i = 0; i < h.num_flags; ++i) out.flags.push_back(FromC(h.flags[i]));
+  return out;
+}
+
+inline bool Same(UcmohStr c, const std::string& s) {
+  return c.size == s.size() && (c.size == 0 || std::memcmp(c.data, s.data(), c.size) == 0);
+}
+
+inline bool SameParams(const UcmohParams& c, const ParamMap& params) {
+  if (c.count != params.size()) return false;
+  size_t i = 0;
+  for (const auto& [key, value] : params) {
+    const UcmohParam& p = c.items[i++];
+    if (!Same(p.key, key) || p.type != static_cast<int32_t>(value.index())) return false;
+    if (const auto* v = std::get_if<int64_t>(&value); v && p.int_value != *v) return false;
+    if (const auto* v = std::get_if<double>(&value); v && p.real_value != *v) return false;
+    if (const auto* v = std::get_if<std::string>(&value); v && !Same(p.string_value, *v)) return false;
+  }
+  return true;
+}
+
+inline bool SameHardware(const UcmohHardware& c, const HardwareParams& h) {
+  if (!Same(c.model, h.model) || (c.is_gpu != 0) != h.is_gpu || c.num_flags != h.flags.size()) return false;
+  const double a[] = {c.cores, c.vector_bytes, c.vector_registers, c.cache_line_bytes, c.l1_bytes, c.l2_bytes,
+                      c.l3_bytes, c.warp_size, c.max_threads_per_block, c.shared_bytes_per_block,
+                      c.registers_per_sm, c.clock_ghz};
+  const double b[] = {h.cores, h.vector_bytes, h.vector_registers, h.cache_line_bytes, h.l1_bytes, h.l2_bytes,
+                      h.l3_bytes, h.warp_size, h.max_threads_per_block, h.shared_bytes_per_block,
+                      h.registers_per_sm, h.clock_ghz};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i)
+    if (a[i] != b[i]) return false;
+  for (size_t i = 0; i < c.num_flags; ++i)
+    if (!Same(c.flags[i], h.flags[i])) return false;
+  return true;
+}
+
+// The last task and hardware this thread converted. Consecutive programs
+// mostly share both, and comparing the C view with the cached value costs a
+// fraction of building the C++ value again (docs/benchmarks.md, plugin ABI).
+inline const Task& CachedTask(const UcmohTask& c) {
+  thread_local Task cached;
+  thread_local bool valid = false;
+  if (!valid || !Same(c.key, cached.key) || !Same(c.op, cached.op) || !SameParams(c.workload, cached.workload)) {
+    cached = TaskFromC(c);
+    valid = true;
+  }
+  return cached;
+}
+
+inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
+  thread_local HardwareParams cached;
+  thread_local bool valid = false;
+  if (!valid || !SameHardware(c, cached)) {
+    cached = HardwareFromC(c);
+    valid = true;
+  }
+  return cached;
+}
+
+inline UcmohStage StageToC(const Stage& s) {
+  UcmohStage c{};
+  c.kind = static_cast<int32_t>(s.kind);
+  c.name = ToC(s.name);
+  c.buffer = ToC(s.buffer);
+  c.src = static_cast<int32_t>(s.src);
+  c.dst = static_cast<int32_t>(s.dst);
+  c.bytes = s.bytes;
+  c.unique_bytes = s.unique_bytes;
+  c.element_stride = s.element_stride;
+  c.vector_bytes = s.vector_bytes;
+  c.reuse = s.reuse;
+  c.intrinsic_calls = s.intrinsic_calls;
+  c.flops_per_call = s.flops_per_call;
+  for (int d = 0; d < kTemplateDims; ++d) c.template_values[d] = s.template_values[d];
+  return c;
+}
+
+inline Stage StageFromC(const UcmohStage& c) {
+  Stage s;
+  s.kind = static_cast<StageKind>(c.kind);
+  s.name = FromC(c.name);
+  s.buffer = FromC(c.buffer);
+  s.src = static_cast<MemScope>(c.src);
+  s.dst = static_cast<MemScope>(c.dst);
+  s.bytes = c.bytes;
+  s.unique_bytes = c.unique_bytes;
+  s.element_stride = c.element_stride;
+  s.vector_bytes = c.vector_bytes;
+  s.reuse = c.reuse;
+  s.intrinsic_calls = c.intrinsic_calls;
+  s.flops_per_call = c.flops_per_call;
+  for (int d = 0; d < kTemplateDims; ++d) s.template_values[d] = c.template_values[d];
+  return s;
+}
+
+inline void AppendNode(const AstNode& node, std::vector<UcmohAstNode>& out) {
+  UcmohAstNode c{};
+  c.is_loop = node.is_loop ? 1 : 0;
+  if (node.is_loop) {
+    c.num_children = static_cast<int32_t>(node.children.size());
+    c.loop_var = ToC(node.loop.var);
+    c.loop_extent = node.loop.extent;
+    c.loop_kind = static_cast<int32_t>(node.loop.kind);
+  } else {
+    c.stage = StageToC(node.stage);
+  }
+  out.push_back(c);
+  for (const AstNode& child : node.children) AppendNode(child, out);
+}
+
+// Points result->ast at C views of result->program.
+inline void ExposeAst(UcmohResult& r) {
+  r.nodes.reserve(16);
+  for (const AstNode& root : r.program.roots) AppendNode(root, r.nodes);
+  for (const Buffer& b : r.program.buffers)
+    r.buffers.push_back({ToC(b.name), ToC(b.dtype), b.shape.data(), b.shape.size(), static_cast<int32_t>(b.scope)});
+  for (const auto& [name, value] : r.program.template_inputs) r.inputs.push_back({ToC(name), value});
+  r.ast = {sizeof(UcmohAst), sizeof(UcmohAstNode), r.nodes.data(), r.nodes.size(), r.program.roots.size(),
+           r.buffers.data(), r.buffers.size(), r.inputs.data(), r.inputs.size()};
+}
+
+// Runs `body` (returning Status) with exceptions turned into errors.
+template <class Body>
+UcmohError* Guarded(Body&& body) {
+  try {
+    Status s = body();
+    return s.ok() ? nullptr : MakeError(s);
+  } catch (const std::exception& e) {
+    return MakeError(Status::Internal(std::string("plugin threw: ") + e.what()));
+  } catch (...) {
+    return MakeError(Status::Internal("plugin threw a non-standard exception"));
+  }
+}
+
+// Text results (describe, tasks, schedules, imports, records).
+inline UcmohResult* TextResult(std::string text, std::string text2 = {}) {
+  auto* r = new UcmohResult;
+  r->text = std::move(text);
+  r->text2 = std::move(text2);
+  return r;
+}
+
+// The table's entries for plugin class P.
+template <class P>
+struct Entries {
+  static void ErrorDestroy(UcmohErrorArgs* a) { delete a->error; }
+  static void ErrorCode(UcmohErrorArgs* a) { a->code = a->error->code; }
+  static void ErrorMessage(UcmohErrorArgs* a) { a->message = ToC(a->error->message); }
+  static void ResultDestroy(UcmohResultDestroyArgs* a) { delete a->result; }
+  static UcmohError* Create(UcmohPluginCreateArgs* a) {
+    return Guarded([&] {
+      a->plugin = new UcmohPlugin{std::make_unique<P>()};
+      return Status::Ok();
+    });
+  }
+  static void Destroy(UcmohPluginDestroyArgs* a) { delete a->plugin; }
+
+  static UcmohError* Describe(UcmohDescribeArgs* a) {
+    return Guarded([&] {
+      a->result = TextResult(DescriptionToJson(*a->plugin->impl));
+      a->json = ToC(a->result->text);
+      return Status::Ok();
+    });
+  }
+  static UcmohError* Lower(UcmohLowerArgs* a) {
+    return Guarded([&] {
+      auto program = a->plugin->impl->Lower(CachedTask(*a->task), FromC(a->intrinsic), ParamsFromC(a->schedule),
+                                            CachedHardware(*a->hardware));
+      if (!program.ok()) return program.status();
+      auto* r = new UcmohResult;
+      r->program = std::move(*program);
+      ExposeAst(*r);
+      a->result = r;
+      a->ast = &r->ast;
+      return Status::Ok();
+    });
+  }
+  static UcmohError* Tasks(UcmohTasksArgs* a) {
+    return Guarded([&] {
+      const std::string intrinsic = FromC(a->intrinsic);
+      auto tasks = a->plugin->impl->Tasks(FromC(a->suite), intrinsic);
+      if (!tasks.ok()) return tasks.status();
+      a->result = TextResult(TasksToProgramLines(a->plugin->impl->Target().name, intrinsic, *tasks));
+      a->lines = ToC(a->result->text);
+      return Status::Ok();
+    });
+  }
+  static UcmohError* SampleSchedules(UcmohSampleSchedulesArgs* a) {
+    return Guarded([&] {
+      const Task task = TaskFromC(*a->task);
+      const std::string intrinsic = FromC(a->intrinsic);
+      auto schedules = a->plugin->impl->SampleSchedules(task, intrinsic, a->count, a->seed);
+      if (!schedules.ok()) return schedules.status();
+      a->result = TextResult(SchedulesToProgramLines(a->plugin->impl->Target().name, intrinsic, task, *schedules));
+      a->lines = ToC(a->result->text);
+      return Status::Ok();
+    });
+  }
+  static UcmohError* Import(UcmohImportArgs* a) {
+    return Guarded([&] {
+      auto imported = a->plugin->impl->Import(FromC(a->format), FromC(a->path));
+      if (!imported.ok()) return imported.status();
+      a->result = TextResult(RecordsToLines(*imported), SkippedToJson(imported->skipped));
+      a->lines = ToC(a->result->text);
+      a->skipped = ToC(a->result->text2);
+      return Status::Ok();
+    });
+  }
+  static UcmohError* CanMeasure(UcmohMeasureArgs* a) {
+    return Guarded([&] { return a->plugin->impl->CanMeasure(FromC(a->intrinsic)); });
+  }
+  static UcmohError* Measure(UcmohMeasureArgs* a) {
+    return Guarded([&] {
+      MeasureOptions options;
+      options.threads = a->options->threads;
+      options.min_repeat_seconds = a->options->min_repeat_seconds;
+      options.min_repeats = a->options->min_repeats;
+      options.max_cv = a->options->max_cv;
+      auto record = a->plugin->impl->Measure(TaskFromC(*a->task), FromC(a->intrinsic), ParamsFromC(a->schedule), options);
+      if (!record.ok()) return record.status();
+      a->result = TextResult(RecordsToLines({*record}));
+      a->line = ToC(a->result->text);
+      return Status::Ok();
+    });
+  }
+  static UcmohError* StageTemplateValues(UcmohStageTemplateArgs* a) {
+    return Guarded([&] {
+      TemplateInputs inputs;
+      for (size_t i = 0; i < a->num_inputs; ++i) inputs[FromC(a->inputs[i].name)] = a->inputs[i].value;
+      auto values = a->plugin->impl->StageTemplate(FromC(a->intrinsic), inputs, StageFromC(*a->stage),
+                                                   CachedHardware(*a->hardware));
+      if (!values.ok()) return values.status();
+      for (int d = 0; d < kTemplateDims; ++d) a->values[d] = (*values)[d];
+      return Status::Ok();
+    });
+  }
+
+  static const UcmohPluginApi* Table() {
+    static const UcmohPluginApi table = {
+        sizeof(UcmohPluginApi), UCMOH_PLUGIN_C_MAJOR, UCMOH_PLUGIN_C_MINOR,
+        &ErrorDestroy, &ErrorCode, &ErrorMessage, &ResultDestroy, &Create, &Destroy, &Describe, &Lower, &Tasks,
+        &SampleSchedules, &Import, &CanMeasure, &Measure, &StageTemplateValues};
+    return &table;
+  }
+};
+
+}  // namespace ucmoh::plugin_c
+
+// Put once in a plugin's source: UCMOH_DEFINE_PLUGIN(MyPluginClass). The
+// entry point only returns the table: nothing of the plugin runs until the
+// host calls plugin_create.
+#define UCMOH_DEFINE_PLUGIN(PluginClass)                                                          \
+  extern "C" __attribute__((visibility("default"))) const UcmohPluginApi* ucmoh_plugin_c_api() { \
+    return ::ucmoh::plugin_c::Entries<PluginClass>::Table();                                      \
+  }

@@ -1,0 +1,24 @@
+// The host side of the C plugin ABI (ucmoh/plugin_c.h): checks a plugin's
+// table and wraps it as the ucmoh::TargetPlugin the rest of core uses.
+// Internal to core (plugin_loader.cpp calls it).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ucmoh/plugin.h"
+#include "ucmoh/plugin_c.h"
+
+namespace ucmoh {
+
+// Refuses a table the host cannot use: another major, a table shorter than
+// minor 0's, a null function where a required one belongs. The message says
+// what and what to do.
+Status CheckPluginTable(const UcmohPluginApi* api);
+
+// Creates the plugin instance and reads its description. `keep_alive` (the
+// library) outlives the instance.
+Expected<std::shared_ptr<TargetPlugin>> MakeCTargetPlugin(const UcmohPluginApi* api,
+                                                           std::shared_ptr<void> keep_alive);
+
+}  // namespace ucmoh

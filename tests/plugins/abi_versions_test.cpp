@@ -1,0 +1,70 @@
+// The C plugin ABI's version rules: a plugin built against an older minor
+// (cdot: plain C, the frozen ABI 5.0 header) loads into this host, which uses
+// only what that minor provides and says so for the rest.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plugin_test_util.h"
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/program_set.h"
+
+namespace {
+
+using plugin_test::ManifestJson;
+using plugin_test::TempDir;
+using plugin_test::TestPlugin;
+using testing::HasSubstr;
+
+TEST(AbiVersions, APluginOfAnOlderMinorLoadsLowersAndFeaturizes) {
+  TempDir dir;
+  auto set = ucmoh::LoadPlugins(dir.Write("plugins.json", ManifestJson({{"cdot", TestPlugin("cdot")}})));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const ucmoh::LoadedPlugin& cdot = set->plugins().at(0);
+  EXPECT_EQ(cdot.abi, UCMOH_PLUGIN_C_MAJOR);
+  EXPECT_EQ(cdot.abi_minor, 0);
+  EXPECT_GT(UCMOH_PLUGIN_C_MINOR, cdot.abi_minor) << "the host must be newer than the frozen plugin";
+  EXPECT_EQ(cdot.target.hardware.model, "CDot C-1");
+
+  auto tasks = cdot.plugin->Tasks("tiny", "cdot.dot4");
+  ASSERT_TRUE(tasks.ok()) << tasks.status().message();
+  ASSERT_EQ(tasks->size(), 1u);
+  auto schedules = cdot.plugin->SampleSchedules(tasks->front(), "cdot.dot4", 4, 0);
+  ASSERT_TRUE(schedules.ok()) << schedules.status().message();
+  ASSERT_EQ(schedules->size(), 4u);
+
+  std::vector<ucmoh::Record> programs;
+  for (const auto& schedule : *schedules) {
+    ucmoh::Record r;
+    r.target = "cdot";
+    r.intrinsic = "cdot.dot4";
+    r.task = tasks->front();
+    r.schedule = schedule;
+    r.hardware = cdot.target.hardware;
+    r.latency.median_s = 1e-6;
+    programs.push_back(r);
+  }
+  auto tokens = ucmoh::BuildProgramSet(*set, programs);
+  ASSERT_TRUE(tokens.ok()) << tokens.status().message();
+  EXPECT_EQ(tokens->size(), 4u);
+  EXPECT_EQ(tokens->tokens[0].num_tokens, 5);  // the target and intrinsic tokens, then the three stages
+}
+
+TEST(AbiVersions, WhatAnOlderMinorLacksIsReportedNotCalled) {
+  TempDir dir;
+  auto set = ucmoh::LoadPlugins(dir.Write("plugins.json", ManifestJson({{"cdot", TestPlugin("cdot")}})));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const auto& plugin = *set->plugins().at(0).plugin;
+  EXPECT_TRUE(plugin.TemplateInputNames().empty());
+  auto values = plugin.StageTemplate("cdot.dot4", {}, ucmoh::Stage{}, ucmoh::HardwareParams{});
+  ASSERT_FALSE(values.ok());
+  EXPECT_THAT(values.status().message(), HasSubstr("does not take programs of cdot.dot4 as ASTs"));
+  EXPECT_FALSE(plugin.CanMeasure("cdot.dot4").ok());
+  auto imported = plugin.Import("csv", "/dev/null");
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(imported.status().message(), HasSubstr("has no importer 'csv'"));
+  auto lowered = plugin.Lower(ucmoh::Task{}, "cdot.dot4", {{"tile", int64_t{3}}}, ucmoh::HardwareParams{});
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("tile must divide m"));
+}
+
+}  // namespace

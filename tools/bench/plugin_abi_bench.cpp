@@ -1,0 +1,64 @@
+// What the C plugin ABI costs (Google Benchmark): records -> lower ->
+// featurize, once through the tensorcore plugin loaded from its library (every
+// Lower crosses ucmoh/plugin_c.h) and once through the same plugin class
+// linked into this process (direct C++ calls), in one run.
+//   build/bin/plugin_abi_bench
+// Programs: the public CUTLASS tensor-core records ($UCMOH_DATA_DIR, default
+// ../shared/data), repeated to 4,096. docs/benchmarks.md has results.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "tensorcore_plugin.h"
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/program_set.h"
+
+namespace ucmoh {
+namespace {
+
+struct Fixture {
+  PluginSet loaded, in_process;
+  std::vector<Record> records;
+};
+
+std::string DataDir() {
+  const char* env = std::getenv("UCMOH_DATA_DIR");
+  return env ? env : std::string(UCMOH_SOURCE_DIR) + "/../shared/data";
+}
+
+Fixture* LoadFixture() {
+  static Fixture* fixture = []() -> Fixture* {
+    auto loaded = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
+    auto in_process = PluginSet::InProcess({std::make_shared<tensorcore::TensorCorePlugin>()});
+    if (!loaded.ok() || !in_process.ok()) return nullptr;
+    auto* f = new Fixture{std::move(*loaded), std::move(*in_process), {}};
+    std::vector<Record> rows;
+    for (const char* name : {"resnet50_cutlass_profiler_result.csv", "resnet50_cutlass_profiler_result_fp16_fp32_accum.csv"}) {
+      auto imported = f->loaded.ForTarget("tensorcore")->plugin->Import("cutlass", DataDir() + "/cutlass/" + name);
+      if (!imported.ok()) { std::fprintf(stderr, "skip: %s\n", imported.status().message().c_str()); return nullptr; }
+      rows.insert(rows.end(), imported->begin(), imported->end());
+    }
+    while (f->records.size() < 4096) f->records.push_back(rows[f->records.size() % rows.size()]);
+    return f;
+  }();
+  return fixture;
+}
+
+void Featurize(benchmark::State& state, bool through_c_abi) {
+  Fixture* f = LoadFixture();
+  if (!f) { state.SkipWithError("no data"); return; }
+  const PluginSet& plugins = through_c_abi ? f->loaded : f->in_process;
+  for (auto _ : state) benchmark::DoNotOptimize(BuildProgramSet(plugins, f->records));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->records.size()));
+}
+
+void BM_FeaturizeDirectCpp(benchmark::State& state) { Featurize(state, false); }
+void BM_FeaturizeThroughCAbi(benchmark::State& state) { Featurize(state, true); }
+BENCHMARK(BM_FeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
+BENCHMARK(BM_FeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
+
+}  // namespace
+}  // namespace ucmoh
+
+BENCHMARK_MAIN();
