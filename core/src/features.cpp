@@ -5,6 +5,7 @@
 #include <string>
 
 #include "feature_dims.h"
+#include "placed_stage.h"
 #include "ucmoh/features.h"
 
 namespace ucmoh {
@@ -13,26 +14,13 @@ namespace {
 
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
 
-// A stage together with the loops around it, flattened in program order.
-struct PlacedStage {
-  const Stage* stage = nullptr;
-  double extent_by_kind[kNumLoopKinds] = {};
-  int depth = 0;
-  double iterations = 1;
-};
-
 void CollectStages(const AstNode& node, PlacedStage context, std::vector<PlacedStage>& out) {
   if (!node.is_loop) {
     context.stage = &node.stage;
     out.push_back(context);
     return;
   }
-  const auto kind = static_cast<int>(node.loop.kind);
-  const double extent = static_cast<double>(std::max<int64_t>(1, node.loop.extent));
-  context.extent_by_kind[kind] = (context.extent_by_kind[kind] == 0 ? 1 : context.extent_by_kind[kind]) * extent;
-  context.depth += 1;
-  context.iterations *= extent;
-  for (const auto& child : node.children) CollectStages(child, context, out);
+  for (const auto& child : node.children) CollectStages(child, context.Inside(node.loop.kind, node.loop.extent), out);
 }
 
 struct ProgramTotals {
@@ -120,13 +108,20 @@ Status CheckFinite(const TokenMatrix& m) {
 
 }  // namespace
 
-Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& hardware,
-                                const IntrinsicInfo& intrinsic) {
-  std::vector<PlacedStage> stages;
-  for (const auto& root : ast.roots) CollectStages(root, PlacedStage{}, stages);
+PlacedStage PlacedStage::Inside(LoopKind loop_kind, int64_t loop_extent) const {
+  PlacedStage inner = *this;
+  const auto kind = static_cast<int>(loop_kind);
+  const double extent = static_cast<double>(std::max<int64_t>(1, loop_extent));
+  inner.extent_by_kind[kind] = (extent_by_kind[kind] == 0 ? 1 : extent_by_kind[kind]) * extent;
+  inner.depth += 1;
+  inner.iterations *= extent;
+  return inner;
+}
+
+Expected<TokenMatrix> FeaturizePlacedStages(const std::vector<PlacedStage>& stages, const HardwareParams& hardware,
+                                            const IntrinsicInfo& intrinsic) {
   if (stages.empty()) return Status::InvalidArgument("program AST has no stages");
   const ProgramTotals totals = Totals(stages);
-
   TokenMatrix m;
   m.num_tokens = static_cast<int>(stages.size()) + 2;
   m.values.assign(static_cast<size_t>(m.num_tokens) * kFeatureDim, 0.f);
@@ -136,6 +131,13 @@ Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& har
     FillStage(stages[i], totals, m.values.data() + (i + 2) * kFeatureDim);
   UCMOH_RETURN_IF_ERROR(CheckFinite(m));
   return m;
+}
+
+Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& hardware,
+                                const IntrinsicInfo& intrinsic) {
+  std::vector<PlacedStage> stages;
+  for (const auto& root : ast.roots) CollectStages(root, PlacedStage{}, stages);
+  return FeaturizePlacedStages(stages, hardware, intrinsic);
 }
 
 }  // namespace ucmoh

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "placed_stage.h"
 #include "ucmoh/plugin_c_json.h"
 
 namespace ucmoh {
@@ -81,55 +82,126 @@ Status StageFromC(const UcmohStage& c, Stage* s) {
   return Status::Ok();
 }
 
-// Reads the pre-order node list of a UcmohAst, whatever node size the plugin
-// was built with (fields it did not know stay zero).
-class AstReader {
+// Walks the pre-order node list of a UcmohAst, whatever node size the plugin
+// was built with (fields it did not know stay zero), checking counts, depth
+// and enums. Subclasses decide what a loop and a stage become.
+class CAstWalker {
  public:
-  explicit AstReader(const UcmohAst& ast) : ast_(ast) {}
+  explicit CAstWalker(const UcmohAst& ast) : ast_(ast) {}
+  virtual ~CAstWalker() = default;
 
-  Expected<ProgramAst> Read() {
+  Status WalkAll() {
     if (ast_.struct_size < UCMOH_STRUCT_SIZE(UcmohAst, num_template_inputs) || ast_.node_size == 0)
       return Status::InvalidArgument("the plugin returned an AST struct this host cannot read");
-    ProgramAst program;
-    for (size_t r = 0; r < ast_.num_roots; ++r) {
-      AstNode root;
-      UCMOH_RETURN_IF_ERROR(ReadNode(0, &root));
-      program.roots.push_back(std::move(root));
-    }
+    for (size_t r = 0; r < ast_.num_roots; ++r) UCMOH_RETURN_IF_ERROR(WalkNode(0));
     if (next_ != ast_.num_nodes)
       return Status::InvalidArgument("the plugin's AST lists " + std::to_string(ast_.num_nodes) + " nodes but its " +
                                      "roots hold " + std::to_string(next_));
-    for (size_t i = 0; i < ast_.num_buffers; ++i) {
-      const UcmohAstBuffer& b = ast_.buffers[i];
-      if (!InRange(b.scope, kNumMemScopes)) return Status::InvalidArgument("a buffer has an unknown memory scope");
-      program.buffers.push_back({FromC(b.name), std::vector<int64_t>(b.shape, b.shape + b.rank), FromC(b.dtype),
-                                 static_cast<MemScope>(b.scope)});
-    }
-    for (size_t i = 0; i < ast_.num_template_inputs; ++i)
-      program.template_inputs[FromC(ast_.template_inputs[i].name)] = ast_.template_inputs[i].value;
-    return program;
+    return Status::Ok();
   }
 
+ protected:
+  virtual Status OnStage(const UcmohStage& stage) = 0;
+  virtual void EnterLoop(const UcmohAstNode& loop) = 0;
+  virtual void LeaveLoop() = 0;
+  const UcmohAst& ast_;
+
  private:
-  Status ReadNode(int depth, AstNode* node) {
+  Status WalkNode(int depth) {
     if (next_ >= ast_.num_nodes) return Status::InvalidArgument("the plugin's AST ends inside a loop");
     if (depth > 256) return Status::InvalidArgument("the plugin's AST nests loops deeper than 256");
     UcmohAstNode c{};
     std::memcpy(&c, reinterpret_cast<const char*>(ast_.nodes) + next_ * ast_.node_size,
                 std::min(ast_.node_size, sizeof(UcmohAstNode)));
     ++next_;
-    node->is_loop = c.is_loop != 0;
-    if (!node->is_loop) return StageFromC(c.stage, &node->stage);
+    if (!c.is_loop) return OnStage(c.stage);
     if (!InRange(c.loop_kind, kNumLoopKinds) || c.num_children < 0)
       return Status::InvalidArgument("a loop has an unknown kind or a negative child count");
-    node->loop = {FromC(c.loop_var), c.loop_extent, static_cast<LoopKind>(c.loop_kind)};
-    node->children.resize(static_cast<size_t>(c.num_children));
-    for (auto& child : node->children) UCMOH_RETURN_IF_ERROR(ReadNode(depth + 1, &child));
+    EnterLoop(c);
+    for (int32_t i = 0; i < c.num_children; ++i) UCMOH_RETURN_IF_ERROR(WalkNode(depth + 1));
+    LeaveLoop();
     return Status::Ok();
   }
 
-  const UcmohAst& ast_;
   size_t next_ = 0;
+};
+
+// The plugin's AST as the host's ProgramAst (for LowerRecord's callers:
+// features --show-ast, --dump-ast, ...).
+class AstReader : public CAstWalker {
+ public:
+  explicit AstReader(const UcmohAst& ast) : CAstWalker(ast) { program_.roots.reserve(ast.num_roots); }
+
+  Expected<ProgramAst> Read() {
+    UCMOH_RETURN_IF_ERROR(WalkAll());
+    for (size_t i = 0; i < ast_.num_buffers; ++i) {
+      const UcmohAstBuffer& b = ast_.buffers[i];
+      if (!InRange(b.scope, kNumMemScopes)) return Status::InvalidArgument("a buffer has an unknown memory scope");
+      program_.buffers.push_back({FromC(b.name), std::vector<int64_t>(b.shape, b.shape + b.rank), FromC(b.dtype),
+                                  static_cast<MemScope>(b.scope)});
+    }
+    for (size_t i = 0; i < ast_.num_template_inputs; ++i)
+      program_.template_inputs[FromC(ast_.template_inputs[i].name)] = ast_.template_inputs[i].value;
+    return std::move(program_);
+  }
+
+ private:
+  std::vector<AstNode>& Siblings() { return open_.empty() ? program_.roots : open_.back()->children; }
+  Status OnStage(const UcmohStage& c) override {
+    Siblings().emplace_back();
+    return StageFromC(c, &Siblings().back().stage);
+  }
+  void EnterLoop(const UcmohAstNode& c) override {
+    AstNode& loop = Siblings().emplace_back();
+    loop.is_loop = true;
+    loop.loop = {FromC(c.loop_var), c.loop_extent, static_cast<LoopKind>(c.loop_kind)};
+    loop.children.reserve(static_cast<size_t>(c.num_children));
+    open_.push_back(&loop);
+  }
+  void LeaveLoop() override { open_.pop_back(); }
+
+  ProgramAst program_;
+  std::vector<AstNode*> open_;  // the loops being filled, outermost first
+};
+
+// The plugin's AST as featurization's placed stages, with no host AST in
+// between (numbers only: featurization reads no names).
+class StagePlacer : public CAstWalker {
+ public:
+  explicit StagePlacer(const UcmohAst& ast) : CAstWalker(ast) {
+    stages_.reserve(ast.num_nodes);  // PlacedStage points into it
+    context_.push_back(PlacedStage{});
+  }
+
+  Expected<TokenMatrix> Featurize(const HardwareParams& hardware, const IntrinsicInfo& intrinsic) {
+    UCMOH_RETURN_IF_ERROR(WalkAll());
+    return FeaturizePlacedStages(placed_, hardware, intrinsic);
+  }
+
+ private:
+  Status OnStage(const UcmohStage& c) override {
+    if (!InRange(c.kind, 3) || !InRange(c.src, kNumMemScopes) || !InRange(c.dst, kNumMemScopes))
+      return Status::InvalidArgument("a stage has an unknown kind or memory scope");
+    Stage& s = stages_.emplace_back();
+    s.kind = static_cast<StageKind>(c.kind);
+    s.src = static_cast<MemScope>(c.src);
+    s.dst = static_cast<MemScope>(c.dst);
+    s.bytes = c.bytes, s.unique_bytes = c.unique_bytes, s.element_stride = c.element_stride;
+    s.vector_bytes = c.vector_bytes, s.reuse = c.reuse;
+    s.intrinsic_calls = c.intrinsic_calls, s.flops_per_call = c.flops_per_call;
+    for (int d = 0; d < kTemplateDims; ++d) s.template_values[d] = c.template_values[d];
+    PlacedStage placed = context_.back();
+    placed.stage = &s;
+    placed_.push_back(placed);
+    return Status::Ok();
+  }
+  void EnterLoop(const UcmohAstNode& c) override {
+    context_.push_back(context_.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent));
+  }
+  void LeaveLoop() override { context_.pop_back(); }
+
+  std::vector<Stage> stages_;
+  std::vector<PlacedStage> placed_, context_;
 };
 
 }  // namespace
@@ -170,16 +242,15 @@ class CTargetPlugin : public TargetPlugin {
 
   Expected<ProgramAst> Lower(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
                              const HardwareParams& hardware) const override {
-    TaskView t(task);
-    ParamsView s(schedule);
-    HardwareView h(hardware);
-    UcmohLowerArgs args{sizeof(args), plugin_, &t.c, ToC(intrinsic), s.c(), &h.c, nullptr, nullptr};
-    UCMOH_RETURN_IF_ERROR(Take(api_->lower(&args), nullptr));
-    if (!args.ast) return Release(args.result), Status::InvalidArgument(Name() + ": lower returned no AST");
-    auto program = AstReader(*args.ast).Read();
-    Release(args.result);
-    if (!program.ok()) return program.status().WithContext(Name());
-    return program;
+    return WithLowered<ProgramAst>(task, intrinsic, schedule, hardware,
+                                   [](const UcmohAst& ast) { return AstReader(ast).Read(); });
+  }
+
+  // Lower, then featurize the plugin's C view of the AST directly.
+  Expected<TokenMatrix> LowerToTokens(const Record& r, const IntrinsicInfo& info) const {
+    return WithLowered<TokenMatrix>(r.task, r.intrinsic, r.schedule, r.hardware, [&](const UcmohAst& ast) {
+      return StagePlacer(ast).Featurize(r.hardware, info);
+    });
   }
 
   Expected<TemplateValues> StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
@@ -256,6 +327,22 @@ class CTargetPlugin : public TargetPlugin {
  private:
   std::string Name() const { return "plugin '" + description_.target.name + "'"; }
 
+  // Calls the plugin's lower and hands its AST to `use`, then gives the
+  // result back to the plugin.
+  template <class T, class Use>
+  Expected<T> WithLowered(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
+                          const HardwareParams& hardware, Use&& use) const {
+    TaskView t(task);
+    ParamsView s(schedule);
+    HardwareView h(hardware);
+    UcmohLowerArgs args{sizeof(args), plugin_, &t.c, ToC(intrinsic), s.c(), &h.c, nullptr, nullptr};
+    UCMOH_RETURN_IF_ERROR(Take(api_->lower(&args), nullptr));
+    Expected<T> out = args.ast ? use(*args.ast) : Expected<T>(Status::InvalidArgument("lower returned no AST"));
+    Release(args.result);
+    if (!out.ok()) return out.status().WithContext(Name());
+    return out;
+  }
+
   bool HasStageTemplate() const {
     return api_->minor >= 1 && api_->struct_size >= UCMOH_STRUCT_SIZE(UcmohPluginApi, stage_template) &&
            api_->stage_template != nullptr;
@@ -331,6 +418,13 @@ Status CheckPluginTable(const UcmohPluginApi* api) {
   for (const auto& [fn, name] : required)
     if (!fn) return Status::InvalidArgument(std::string("its function table has no '") + name + "', which every plugin must provide");
   return Status::Ok();
+}
+
+std::optional<Expected<TokenMatrix>> LowerToTokensThroughC(const TargetPlugin& plugin, const Record& record,
+                                                           const IntrinsicInfo& intrinsic) {
+  const auto* c = dynamic_cast<const CTargetPlugin*>(&plugin);
+  if (!c) return std::nullopt;
+  return c->LowerToTokens(record, intrinsic);
 }
 
 Expected<std::shared_ptr<TargetPlugin>> MakeCTargetPlugin(const UcmohPluginApi* api, std::shared_ptr<void> keep_alive) {

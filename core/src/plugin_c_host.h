@@ -4,7 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "ucmoh/features.h"
 
 #include "ucmoh/plugin.h"
 #include "ucmoh/plugin_c.h"
@@ -20,5 +23,11 @@ Status CheckPluginTable(const UcmohPluginApi* api);
 // library) outlives the instance.
 Expected<std::shared_ptr<TargetPlugin>> MakeCTargetPlugin(const UcmohPluginApi* api,
                                                            std::shared_ptr<void> keep_alive);
+
+// For a plugin of the C ABI: lowers `record` and featurizes the plugin's C
+// view of the AST directly, with no host ProgramAst built in between (what
+// BuildProgramSet does for every program). nullopt for any other plugin.
+std::optional<Expected<TokenMatrix>> LowerToTokensThroughC(const TargetPlugin& plugin, const Record& record,
+                                                           const IntrinsicInfo& intrinsic);
 
 }  // namespace ucmoh

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ucmoh/ast_program.h"
+#include "plugin_c_host.h"
 #include "ucmoh/hardware_json.h"
 
 namespace ucmoh {
@@ -40,6 +41,10 @@ Expected<ProgramAst> LowerRecord(const PluginSet& plugins, const Record& record)
 }
 
 Expected<TokenMatrix> FeaturizeRecord(const PluginSet& plugins, const Record& record) {
+  const LoadedPlugin* plugin = plugins.ForIntrinsic(record.intrinsic);
+  if (plugin && plugin->target.name == record.target && record.ast.empty())
+    if (auto tokens = LowerToTokensThroughC(*plugin->plugin, record, *plugins.Intrinsic(record.intrinsic)))
+      return std::move(*tokens);
   auto ast = LowerRecord(plugins, record);
   if (!ast.ok()) return ast.status();
   return Featurize(*ast, record.hardware, *plugins.Intrinsic(record.intrinsic));

@@ -6,6 +6,8 @@
 
 #include "plugin_test_util.h"
 #include "ucmoh/plugin_loader.h"
+#include "ucmoh/features.h"
+#include "ucmoh/program_featurizer.h"
 #include "ucmoh/program_set.h"
 
 namespace {
@@ -42,6 +44,16 @@ TEST(AbiVersions, APluginOfAnOlderMinorLoadsLowersAndFeaturizes) {
     r.hardware = cdot.target.hardware;
     r.latency.median_s = 1e-6;
     programs.push_back(r);
+  }
+  // Featurizing straight from the plugin's C view of the AST gives the tokens
+  // of the host's own AST.
+  for (const auto& r : programs) {
+    auto fast = ucmoh::FeaturizeRecord(*set, r);
+    auto ast = ucmoh::LowerRecord(*set, r);
+    ASSERT_TRUE(fast.ok() && ast.ok());
+    auto slow = ucmoh::Featurize(*ast, r.hardware, *set->Intrinsic(r.intrinsic));
+    ASSERT_TRUE(slow.ok());
+    EXPECT_EQ(fast->values, slow->values);
   }
   auto tokens = ucmoh::BuildProgramSet(*set, programs);
   ASSERT_TRUE(tokens.ok()) << tokens.status().message();
