@@ -134,6 +134,25 @@ inline const Task& CachedTask(const UcmohTask& c) {
   return cached;
 }
 
+// The schedule as a ParamMap this thread keeps: when its keys are those of
+// the last schedule (the same plugin's schedules mostly are), only the values
+// are assigned, so no node is allocated.
+inline const ParamMap& ReusedSchedule(const UcmohParams& c) {
+  thread_local ParamMap cached;
+  bool same_keys = c.count == cached.size();
+  size_t i = 0;
+  for (auto it = cached.begin(); same_keys && it != cached.end(); ++it, ++i) same_keys = Same(c.items[i].key, it->first);
+  if (!same_keys) return cached = ParamsFromC(c);
+  i = 0;
+  for (auto& [key, value] : cached) {
+    const UcmohParam& p = c.items[i++];
+    if (p.type == UCMOH_PARAM_INT) value = p.int_value;
+    else if (p.type == UCMOH_PARAM_REAL) value = p.real_value;
+    else value = FromC(p.string_value);
+  }
+  return cached;
+}
+
 inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
   thread_local HardwareParams cached;
   thread_local bool valid = false;
@@ -251,7 +270,7 @@ struct Entries {
   }
   static UcmohError* Lower(UcmohLowerArgs* a) {
     return Guarded([&] {
-      auto program = a->plugin->impl->Lower(CachedTask(*a->task), FromC(a->intrinsic), ParamsFromC(a->schedule),
+      auto program = a->plugin->impl->Lower(CachedTask(*a->task), FromC(a->intrinsic), ReusedSchedule(a->schedule),
                                             CachedHardware(*a->hardware));
       if (!program.ok()) return program.status();
       auto* r = new UcmohResult;
