@@ -12,6 +12,7 @@
 
 #include "tensorcore_plugin.h"
 #include "ucmoh/plugin_loader.h"
+#include "ucmoh/program_featurizer.h"
 #include "ucmoh/program_set.h"
 
 namespace ucmoh {
@@ -55,6 +56,21 @@ void Featurize(benchmark::State& state, bool through_c_abi) {
 
 void BM_FeaturizeDirectCpp(benchmark::State& state) { Featurize(state, false); }
 void BM_FeaturizeThroughCAbi(benchmark::State& state) { Featurize(state, true); }
+// Lowering and featurization alone (no program keys, no ProgramSet): the
+// part of the work the ABI touches.
+void LowerAndFeaturize(benchmark::State& state, bool through_c_abi) {
+  Fixture* f = LoadFixture();
+  if (!f) { state.SkipWithError("no data"); return; }
+  const PluginSet& plugins = through_c_abi ? f->loaded : f->in_process;
+  for (auto _ : state)
+    for (const Record& r : f->records) benchmark::DoNotOptimize(FeaturizeRecord(plugins, r));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->records.size()));
+}
+void BM_LowerAndFeaturizeDirectCpp(benchmark::State& state) { LowerAndFeaturize(state, false); }
+void BM_LowerAndFeaturizeThroughCAbi(benchmark::State& state) { LowerAndFeaturize(state, true); }
+BENCHMARK(BM_LowerAndFeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
+BENCHMARK(BM_LowerAndFeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
+
 BENCHMARK(BM_FeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
 BENCHMARK(BM_FeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5);
 
