@@ -16,12 +16,9 @@
 #include "ucmoh/program_set.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/sha256.h"
-#include "model_bytes.h"
 #include "ucmoh/file_bytes.h"
 
 namespace ucmoh::registry {
-
-Expected<std::string> SerializeModelBytes(const CostModel& model) { return model.ToBytes(); }
 
 namespace {
 
