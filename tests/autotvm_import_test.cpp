@@ -3,6 +3,7 @@
 // two lines written here are lowered and their ASTs checked by hand against
 // their knobs; bad lines each stop the import with FILE:LINE.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -39,10 +40,13 @@ class AutoTvmImport : public ::testing::Test {
     for (const std::string& line : lines) out << line << "\n";
     return path;
   }
+  // One folder per test process: ctest runs tests in parallel, and two of
+  // them writing one "bad.log" made one read the other's half-written file.
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "autotvm_import_test";
+    dir_ = ::testing::TempDir() + "autotvm_import_test_" + std::to_string(::getpid());
     std::filesystem::create_directories(dir_);
   }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string dir_;
 };
 

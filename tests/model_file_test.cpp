@@ -17,8 +17,6 @@
 namespace ucmoh {
 namespace {
 
-constexpr FrameFormat kModelFrame{"UCMOHMDL", kModelFileFormatVersion, "model file"};
-
 CostModel FittedModel() {
   auto model = CostModel::Create(test::SmallNetwork());
   model->FitNormalizer(test::SyntheticSet(4, 10, 1));
@@ -90,7 +88,7 @@ std::string FramedPayload(const nlohmann::json& meta, uint32_t tensors) {
   u32(static_cast<uint32_t>(text.size()));
   payload += text;
   u32(tensors);
-  return FrameBlob(kModelFrame, payload);
+  return FrameBlob(kModelFileFrame, payload);
 }
 
 TEST(ModelFile, RefusesAPayloadThatDoesNotMatchItsConfig) {

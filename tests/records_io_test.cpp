@@ -65,6 +65,28 @@ TEST(RecordsIo, HardwareRoundTripsAndIsPartOfTheProgramKey) {
   EXPECT_NE(ProgramKey(elsewhere), ProgramKey(r));  // same program, another machine: another record
 }
 
+// HardwareKey reuses the last key a thread built while the hardware is the
+// same: interleaved machines, and fields that compare equal but print
+// differently (0.0 and -0.0), must still get their own keys.
+TEST(RecordsIo, HardwareKeyFollowsEveryChangeOfHardware) {
+  const HardwareParams a = SampleRecord().hardware;
+  HardwareParams b = a;
+  b.clock_ghz += 0.1;
+  HardwareParams c = a;
+  c.flags.push_back("avx512_fp16");
+  HardwareParams zero = a, negative_zero = a;
+  zero.warp_size = 0.0;
+  negative_zero.warp_size = -0.0;
+  const std::string key_a = HardwareKey(a);
+  EXPECT_NE(HardwareKey(b), key_a);
+  EXPECT_EQ(HardwareKey(a), key_a);
+  EXPECT_NE(HardwareKey(c), key_a);
+  EXPECT_EQ(HardwareKey(a), key_a);
+  EXPECT_NE(HardwareKey(zero), HardwareKey(negative_zero));
+  EXPECT_NE(HardwareKey(negative_zero), HardwareKey(zero));
+  EXPECT_NE(key_a.find(a.model), std::string::npos);
+}
+
 TEST(RecordsIo, RecordsWithoutHardwareAreRefusedWithTheMigrationHint) {
   const std::string old_line =
       R"({"target":"x86","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"

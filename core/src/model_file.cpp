@@ -28,7 +28,6 @@ namespace ucmoh {
 namespace {
 
 constexpr const char* kModelFormat = "ucmoh-model";
-constexpr FrameFormat kModelFrame{"UCMOHMDL", kModelFileFormatVersion, "model file"};
 
 nlohmann::json MetadataJson(const CostModel::Impl& m) {
   const NetworkConfig& c = m.config;
@@ -132,7 +131,7 @@ Expected<std::string> CostModel::ToBytes() const {
   const auto tensors = NamedTensors(*impl_);
   p.U32(static_cast<uint32_t>(tensors.size()));
   for (const auto& [name, tensor] : tensors) WriteTensor(p, name, tensor);
-  return FrameBlob(kModelFrame, p.out);
+  return FrameBlob(kModelFileFrame, p.out);
 }
 
 Status CostModel::Save(const std::string& path) const {
@@ -194,7 +193,7 @@ Expected<CostModel> ModelFromPayload(ModelPayload& payload) {
 }  // namespace
 
 int ModelFileFormat(const std::string& bytes) {
-  if (HasMagic(kModelFrame, bytes)) return kModelFileFormatVersion;
+  if (HasMagic(kModelFileFrame, bytes)) return kModelFileFormatVersion;
   return IsModelArchiveV1(bytes) ? 1 : 0;
 }
 
@@ -206,7 +205,7 @@ Expected<CostModel> CostModel::FromBytes(const std::string& bytes, const ModelRe
           "trust: convert it once with `registry convert-model FILE NEW` (docs/registry.md, \"Model files\")");
     return LoadModelArchiveV1(bytes);
   }
-  auto frame = UnframeBlob(kModelFrame, bytes);
+  auto frame = UnframeBlob(kModelFileFrame, bytes);
   if (!frame.ok()) return frame.status();
   auto payload = ReadPayload(bytes, *frame);
   if (!payload.ok()) return payload.status();

@@ -27,8 +27,6 @@ namespace ucmoh {
 
 namespace {
 
-constexpr FrameFormat kSnapshotFrame{"UCMOHSNP", kSnapshotFormatVersion, "snapshot"};
-
 Status CheckTensors(const Snapshot& s) {
   std::set<std::string> names;
   for (const auto& t : s.tensors) {

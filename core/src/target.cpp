@@ -1,6 +1,8 @@
 #include "ucmoh/target.h"
 
+#include <array>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 
 namespace ucmoh {
@@ -36,14 +38,42 @@ std::string Number(double x) {
 
 bool operator==(const HardwareParams& a, const HardwareParams& b) { return Fields(a) == Fields(b); }
 
-std::string HardwareKey(const HardwareParams& h) {
+namespace {
+
+// The numeric fields, in key order.
+std::array<double, 12> Numbers(const HardwareParams& h) {
+  return {h.cores, h.vector_bytes, h.vector_registers, h.cache_line_bytes, h.l1_bytes, h.l2_bytes,
+          h.l3_bytes, h.warp_size, h.max_threads_per_block, h.shared_bytes_per_block,
+          h.registers_per_sm, h.clock_ghz};
+}
+
+std::string BuildHardwareKey(const HardwareParams& h) {
   std::string key = h.model + (h.is_gpu ? ";gpu" : ";cpu");
-  for (double x : {h.cores, h.vector_bytes, h.vector_registers, h.cache_line_bytes, h.l1_bytes, h.l2_bytes,
-                   h.l3_bytes, h.warp_size, h.max_threads_per_block, h.shared_bytes_per_block,
-                   h.registers_per_sm, h.clock_ghz})
-    key += ';' + Number(x);
+  for (double x : Numbers(h)) key += ';' + Number(x);
   for (const std::string& flag : h.flags) key += ';' + flag;
   return key;
+}
+
+// Equal field by field, numbers bit for bit (0.0 and -0.0 print differently).
+bool SameBits(const HardwareParams& a, const HardwareParams& b) {
+  const auto x = Numbers(a), y = Numbers(b);
+  return a.model == b.model && a.is_gpu == b.is_gpu && a.flags == b.flags &&
+         std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0;
+}
+
+}  // namespace
+
+// Records come in runs measured on one machine, and printing twelve doubles
+// exactly was half of BuildProgramSet's time: the last key this thread built
+// is reused while the hardware is the same, bit for bit.
+std::string HardwareKey(const HardwareParams& h) {
+  thread_local HardwareParams last;
+  thread_local std::string last_key;
+  if (last_key.empty() || !SameBits(h, last)) {
+    last_key = BuildHardwareKey(h);
+    last = h;
+  }
+  return last_key;
 }
 
 }  // namespace ucmoh

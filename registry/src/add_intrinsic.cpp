@@ -7,8 +7,8 @@
 #include <chrono>
 #include <optional>
 
-#include "model_bytes.h"
 #include "version_data.h"
+#include "ucmoh/cost_model.h"
 #include "ucmoh/lifelong_step.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/registry/registry_ops.h"
@@ -101,7 +101,7 @@ Expected<VersionCommit> BuildCommit(const RegistryStore& store, const PluginSet&
   }
   for (const auto& sample : r.state.rehearsal)
     commit.version.rehearsal[sample.intrinsic] = {sample.replay_keys, sample.validation_keys};
-  auto weights = SerializeModelBytes(r.model);
+  auto weights = r.model.ToBytes();
   if (!weights.ok()) return weights.status();
   commit.weights = std::move(*weights);
   std::vector<std::string> keys;

@@ -3,12 +3,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -16,12 +12,8 @@
 #include "ucmoh/program_set.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/sha256.h"
-#include "model_bytes.h"
-#include "ucmoh/file_bytes.h"
 
 namespace ucmoh::registry {
-
-Expected<std::string> SerializeModelBytes(const CostModel& model) { return model.ToBytes(); }
 
 namespace {
 

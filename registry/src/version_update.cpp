@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "model_bytes.h"
+#include "ucmoh/cost_model.h"
 #include "version_data.h"
 
 namespace ucmoh::registry {
@@ -77,7 +77,7 @@ Expected<ModelVersion> CommitOnlineUpdate(RegistryStore& store, const PluginSet&
   auto snapshots = CopySnapshots(store, parent->number);
   if (!snapshots.ok()) return snapshots.status();
   commit.snapshots = std::move(*snapshots);
-  auto weights = SerializeModelBytes(*c.model);
+  auto weights = c.model->ToBytes();
   if (!weights.ok()) return weights.status();
   commit.weights = std::move(*weights);
   auto evaluation = EvaluateOnPinnedSplits(store, plugins, *parent, *c.model);

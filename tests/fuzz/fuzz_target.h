@@ -51,13 +51,17 @@ inline std::string AsFile(const uint8_t* data, size_t size, const char* suffix) 
   return path;
 }
 
-// For formats behind a SHA-256 frame (snapshots, model files): the input's
-// payload (past the header, when it has one) framed afresh with a valid
-// checksum, so that mutations reach the payload decoder.
-inline std::string Reframed(const FrameFormat& format, const std::string& bytes) {
+// For formats behind a SHA-256 frame (snapshots, model files): `decode`
+// runs on the input as it is (the frame's own checks), then on its payload
+// (past the header, when it has one) framed afresh with a valid checksum, so
+// that mutations reach the payload decoder.
+template <class Decode>
+void DecodeAsIsAndReframed(const FrameFormat& format, const uint8_t* data, size_t size, Decode&& decode) {
+  const std::string bytes = Bytes(data, size);
+  decode(bytes);
   const bool framed = bytes.size() >= kFrameHeaderSize + kFrameDigestSize && HasMagic(format, bytes);
-  return FrameBlob(format, framed ? bytes.substr(kFrameHeaderSize, bytes.size() - kFrameHeaderSize - kFrameDigestSize)
-                                  : bytes);
+  decode(FrameBlob(format, framed ? bytes.substr(kFrameHeaderSize, bytes.size() - kFrameHeaderSize - kFrameDigestSize)
+                                  : bytes));
 }
 
 }  // namespace ucmoh::fuzz

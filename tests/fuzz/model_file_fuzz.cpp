@@ -27,9 +27,6 @@ void DecodeAndRoundTrip(const std::string& bytes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace ucmoh;
-  const std::string bytes = fuzz::Bytes(data, size);
-  DecodeAndRoundTrip(bytes);
-  DecodeAndRoundTrip(fuzz::Reframed({"UCMOHMDL", kModelFileFormatVersion, "model file"}, bytes));
+  ucmoh::fuzz::DecodeAsIsAndReframed(ucmoh::kModelFileFrame, data, size, DecodeAndRoundTrip);
   return 0;
 }

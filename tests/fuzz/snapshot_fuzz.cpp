@@ -25,9 +25,6 @@ void DecodeAndRoundTrip(const std::string& input) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace ucmoh;
-  const std::string bytes = fuzz::Bytes(data, size);
-  DecodeAndRoundTrip(bytes);
-  DecodeAndRoundTrip(fuzz::Reframed({"UCMOHSNP", kSnapshotFormatVersion, "snapshot"}, bytes));
+  ucmoh::fuzz::DecodeAsIsAndReframed(ucmoh::kSnapshotFrame, data, size, DecodeAndRoundTrip);
   return 0;
 }

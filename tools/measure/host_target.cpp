@@ -33,9 +33,7 @@ HostTarget ReadHostTarget() {
 Status CanRun(const HostTarget& target, const std::string& intrinsic) {
   auto profile = target.plugin.Profile(intrinsic, target.plugin.Target().hardware);
   if (!profile.ok()) return profile.status();
-  if (target.kernels->cpu_supports(intrinsic)) return Status::Ok();
-  return Status::Unsupported("this CPU (" + target.host.model + ") does not execute " + intrinsic +
-                             " instructions");
+  return cpu_gemm::KernelsRunOnThisCpu(*target.kernels, target.host.model, intrinsic);
 }
 
 }  // namespace ucmoh::measure

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ucmoh/framed_blob.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/status.h"
 
@@ -36,6 +37,8 @@ struct NamedValues {
 // The model file format this build writes (docs/registry.md, "Model files").
 // Format 1 (before 2026-11-24) was a LibTorch archive, read only on request.
 inline constexpr int kModelFileFormatVersion = 2;
+// The frame around a model file's payload (ucmoh/framed_blob.h).
+inline constexpr FrameFormat kModelFileFrame{"UCMOHMDL", kModelFileFormatVersion, "model file"};
 
 struct ModelReadOptions {
   // Format 1 is a TorchScript archive, and LibTorch parses its code part: a

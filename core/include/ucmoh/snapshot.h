@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ucmoh/framed_blob.h"
 #include "ucmoh/status.h"
 
 namespace ucmoh {
@@ -45,6 +46,8 @@ struct Snapshot {
 // Current layout version written by SerializeSnapshot; Deserialize reads it
 // and rejects any other (a newer writer must bump it).
 inline constexpr uint32_t kSnapshotFormatVersion = 1;
+// The frame around a snapshot's payload (ucmoh/framed_blob.h).
+inline constexpr FrameFormat kSnapshotFrame{"UCMOHSNP", kSnapshotFormatVersion, "snapshot"};
 
 // Fails (InvalidArgument) only on an inconsistent snapshot (sizes that do not
 // match the shape, duplicate names).

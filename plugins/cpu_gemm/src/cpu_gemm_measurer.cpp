@@ -41,9 +41,13 @@ CpuGemmMeasurer::CpuGemmMeasurer(const CpuGemmPlugin& plugin, HardwareParams hos
 
 CpuGemmMeasurer::~CpuGemmMeasurer() = default;
 
+Status KernelsRunOnThisCpu(const KernelLibrary& kernels, const std::string& host_model, const std::string& intrinsic) {
+  if (kernels.cpu_supports(intrinsic)) return Status::Ok();
+  return Status::Unsupported("this CPU (" + host_model + ") does not execute " + intrinsic + " instructions");
+}
+
 Status CpuGemmMeasurer::CanRun(const std::string& intrinsic) const {
-  if (kernels_.cpu_supports(intrinsic)) return Status::Ok();
-  return Status::Unsupported("this CPU (" + host_.model + ") does not execute " + intrinsic + " instructions");
+  return KernelsRunOnThisCpu(kernels_, host_.model, intrinsic);
 }
 
 Expected<std::shared_ptr<GemmOperands>> CpuGemmMeasurer::OperandsFor(const GemmPlan& plan) const {

@@ -18,6 +18,10 @@ namespace ucmoh::cpu_gemm {
 struct GemmOperands;
 class ThreadTeam;
 
+// Ok when this CPU (`host_model`, for the message) executes the intrinsic's
+// kernels: the one check both the measurer and `ucmoh-measure` make.
+Status KernelsRunOnThisCpu(const KernelLibrary& kernels, const std::string& host_model, const std::string& intrinsic);
+
 class CpuGemmMeasurer {
  public:
   // `plugin` plans the programs and names the target; its Target().hardware
