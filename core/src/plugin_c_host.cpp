@@ -4,7 +4,9 @@
 #include "plugin_c_host.h"
 
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "placed_stage.h"
@@ -43,22 +45,62 @@ class ParamsView {
 };
 
 struct TaskView {
-  explicit TaskView(const Task& task) : workload(task.workload) {
-    c = {sizeof(UcmohTask), ToC(task.key), ToC(task.op), workload.c()};
+  explicit TaskView(const Task& task, uint64_t id = 0) : workload(task.workload) {
+    c = {sizeof(UcmohTask), ToC(task.key), ToC(task.op), workload.c(), id};
   }
   ParamsView workload;
   UcmohTask c{};
 };
 
 struct HardwareView {
-  explicit HardwareView(const HardwareParams& h) {
+  explicit HardwareView(const HardwareParams& h, uint64_t id = 0) {
     for (const auto& f : h.flags) flags.push_back(ToC(f));
     c = {sizeof(UcmohHardware), ToC(h.model), h.is_gpu ? 1 : 0, h.cores, h.vector_bytes, h.vector_registers,
          h.cache_line_bytes, h.l1_bytes, h.l2_bytes, h.l3_bytes, h.warp_size, h.max_threads_per_block,
-         h.shared_bytes_per_block, h.registers_per_sm, h.clock_ghz, flags.data(), flags.size()};
+         h.shared_bytes_per_block, h.registers_per_sm, h.clock_ghz, flags.data(), flags.size(), id};
   }
   std::vector<UcmohStr> flags;
   UcmohHardware c{};
+};
+
+// Ids for UcmohTask::id and UcmohHardware::id: never reused in a process.
+uint64_t NextViewId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The C view of the last task and hardware this thread lowered with, and
+// their ids. Consecutive programs mostly share both: comparing with the kept
+// copy is cheaper than building the view again, and the unchanged id lets the
+// plugin skip comparing and rebuilding its own copies.
+class LastViews {
+ public:
+  const UcmohTask& Of(const Task& task) {
+    if (!task_view_ || task.key != task_.key || task.op != task_.op || task.workload != task_.workload) {
+      task_view_.reset();
+      task_ = task;
+      task_view_.emplace(task_, NextViewId());
+    }
+    return task_view_->c;
+  }
+  const UcmohHardware& Of(const HardwareParams& hardware) {
+    if (!hardware_view_ || !SameHardwareBits(hardware, hardware_)) {
+      hardware_view_.reset();
+      hardware_ = hardware;
+      hardware_view_.emplace(hardware_, NextViewId());
+    }
+    return hardware_view_->c;
+  }
+  static LastViews& ThisThread() {
+    thread_local LastViews views;
+    return views;
+  }
+
+ private:
+  Task task_;
+  std::optional<TaskView> task_view_;  // points into task_
+  HardwareParams hardware_;
+  std::optional<HardwareView> hardware_view_;  // points into hardware_
 };
 
 bool InRange(int32_t value, int32_t count) { return value >= 0 && value < count; }
@@ -332,10 +374,10 @@ class CTargetPlugin : public TargetPlugin {
   template <class T, class Use>
   Expected<T> WithLowered(const Task& task, const std::string& intrinsic, const ParamMap& schedule,
                           const HardwareParams& hardware, Use&& use) const {
-    TaskView t(task);
+    LastViews& last = LastViews::ThisThread();
     ParamsView s(schedule);
-    HardwareView h(hardware);
-    UcmohLowerArgs args{sizeof(args), plugin_, &t.c, ToC(intrinsic), s.c(), &h.c, nullptr, nullptr};
+    UcmohLowerArgs args{sizeof(args), plugin_, &last.Of(task), ToC(intrinsic), s.c(), &last.Of(hardware),
+                        nullptr, nullptr};
     UCMOH_RETURN_IF_ERROR(Take(api_->lower(&args), nullptr));
     Expected<T> out = args.ast ? use(*args.ast) : Expected<T>(Status::InvalidArgument("lower returned no AST"));
     Release(args.result);

@@ -54,14 +54,13 @@ std::string BuildHardwareKey(const HardwareParams& h) {
   return key;
 }
 
-// Equal field by field, numbers bit for bit (0.0 and -0.0 print differently).
-bool SameBits(const HardwareParams& a, const HardwareParams& b) {
+}  // namespace
+
+bool SameHardwareBits(const HardwareParams& a, const HardwareParams& b) {
   const auto x = Numbers(a), y = Numbers(b);
   return a.model == b.model && a.is_gpu == b.is_gpu && a.flags == b.flags &&
          std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0;
 }
-
-}  // namespace
 
 // Records come in runs measured on one machine, and printing twelve doubles
 // exactly was half of BuildProgramSet's time: the last key this thread built
@@ -69,7 +68,7 @@ bool SameBits(const HardwareParams& a, const HardwareParams& b) {
 std::string HardwareKey(const HardwareParams& h) {
   thread_local HardwareParams last;
   thread_local std::string last_key;
-  if (last_key.empty() || !SameBits(h, last)) {
+  if (last_key.empty() || !SameHardwareBits(h, last)) {
     last_key = BuildHardwareKey(h);
     last = h;
   }

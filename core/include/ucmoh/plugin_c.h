@@ -36,7 +36,8 @@ extern "C" {
 /* Majors 1-4 were the C++ interface of ucmoh/plugin.h; 5 is the first C one. */
 #define UCMOH_PLUGIN_C_MAJOR 5
 /* 0: describe, lower, tasks, sample_schedules, import, can_measure, measure.
- * 1: stage_template (programs given as ASTs). */
+ * 1: stage_template (programs given as ASTs); UcmohHardware::id and
+ *    UcmohTask::id. */
 #define UCMOH_PLUGIN_C_MINOR 1
 
 /* The exported entry point: const UcmohPluginApi* ucmoh_plugin_c_api(void). */
@@ -90,12 +91,17 @@ typedef struct UcmohHardware {
   double clock_ghz;
   const UcmohStr* flags;
   size_t num_flags;
+  /* 5.1: nonzero when the host gives this id only to hardware equal to this
+   * in every field, for the life of the process; a plugin that kept what it
+   * built from the last id it saw can reuse it without comparing. 0: no id. */
+  uint64_t id;
 } UcmohHardware;
 
 typedef struct UcmohTask {
   size_t struct_size;
   UcmohStr key, op;
   UcmohParams workload;
+  uint64_t id; /* 5.1: as UcmohHardware::id, for tasks */
 } UcmohTask;
 
 /* ---- programs (ucmoh/program_ast.h) ----------------------------------- */

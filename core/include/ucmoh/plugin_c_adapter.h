@@ -89,6 +89,10 @@ inline HardwareParams HardwareFromC(const UcmohHardware& h) {
   return out;
 }
 
+inline std::string& AssignFromC(std::string& out, UcmohStr c) {
+  return c.size ? out.assign(c.data, c.size) : (out.clear(), out);
+}
+
 inline bool Same(UcmohStr c, const std::string& s) {
   return c.size == s.size() && (c.size == 0 || std::memcmp(c.data, s.data(), c.size) == 0);
 }
@@ -121,22 +125,47 @@ inline bool SameHardware(const UcmohHardware& c, const HardwareParams& h) {
   return true;
 }
 
+// The id the host gave a task or hardware (5.1), or 0 for none.
+template <class CStruct>
+uint64_t ViewId(const CStruct& c) {
+  return c.struct_size >= UCMOH_STRUCT_SIZE(CStruct, id) ? c.id : 0;
+}
+
 // The last task and hardware this thread converted. Consecutive programs
-// mostly share both, and comparing the C view with the cached value costs a
-// fraction of building the C++ value again (docs/benchmarks.md, plugin ABI).
+// mostly share both: an id the host gave last time means "the same", and
+// without one, comparing the C view with the kept value costs a fraction of
+// building it again (docs/benchmarks.md, plugin ABI).
 inline const Task& CachedTask(const UcmohTask& c) {
   thread_local Task cached;
   thread_local bool valid = false;
+  thread_local uint64_t cached_id = 0;
+  const uint64_t id = ViewId(c);
+  if (id != 0 && id == cached_id) return cached;
   if (!valid || !Same(c.key, cached.key) || !Same(c.op, cached.op) || !SameParams(c.workload, cached.workload)) {
     cached = TaskFromC(c);
     valid = true;
   }
+  cached_id = id;
+  return cached;
+}
+
+inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
+  thread_local HardwareParams cached;
+  thread_local bool valid = false;
+  thread_local uint64_t cached_id = 0;
+  const uint64_t id = ViewId(c);
+  if (id != 0 && id == cached_id) return cached;
+  if (!valid || !SameHardware(c, cached)) {
+    cached = HardwareFromC(c);
+    valid = true;
+  }
+  cached_id = id;
   return cached;
 }
 
 // The schedule as a ParamMap this thread keeps: when its keys are those of
 // the last schedule (the same plugin's schedules mostly are), only the values
-// are assigned, so no node is allocated.
+// are assigned, so no node or string is allocated.
 inline const ParamMap& ReusedSchedule(const UcmohParams& c) {
   thread_local ParamMap cached;
   bool same_keys = c.count == cached.size();
@@ -148,19 +177,39 @@ inline const ParamMap& ReusedSchedule(const UcmohParams& c) {
     const UcmohParam& p = c.items[i++];
     if (p.type == UCMOH_PARAM_INT) value = p.int_value;
     else if (p.type == UCMOH_PARAM_REAL) value = p.real_value;
+    else if (auto* text = std::get_if<std::string>(&value)) AssignFromC(*text, p.string_value);
     else value = FromC(p.string_value);
   }
   return cached;
 }
 
-inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
-  thread_local HardwareParams cached;
-  thread_local bool valid = false;
-  if (!valid || !SameHardware(c, cached)) {
-    cached = HardwareFromC(c);
-    valid = true;
-  }
-  return cached;
+// The intrinsic's name, in a string this thread keeps (names pass the small
+// string size, and Lower runs once per program).
+inline const std::string& ReusedName(UcmohStr c) {
+  thread_local std::string name;
+  return AssignFromC(name, c);
+}
+
+// A result for this thread to fill: the one the host gave back last, whose
+// vectors keep their capacity, else a new one. Lower runs once per program.
+inline std::unique_ptr<UcmohResult>& SpareResult() {
+  thread_local std::unique_ptr<UcmohResult> spare;
+  return spare;
+}
+inline UcmohResult* NewResult() {
+  std::unique_ptr<UcmohResult>& spare = SpareResult();
+  return spare ? spare.release() : new UcmohResult;
+}
+inline void DestroyResult(UcmohResult* r) {
+  std::unique_ptr<UcmohResult>& spare = SpareResult();
+  if (spare) return delete r;
+  std::string().swap(r->text);  // text results can be whole files: not kept
+  std::string().swap(r->text2);
+  r->program = ProgramAst{};
+  r->nodes.clear();
+  r->buffers.clear();
+  r->inputs.clear();
+  spare.reset(r);
 }
 
 inline UcmohStage StageToC(const Stage& s) {
@@ -240,7 +289,7 @@ UcmohError* Guarded(Body&& body) {
 
 // Text results (describe, tasks, schedules, imports, records).
 inline UcmohResult* TextResult(std::string text, std::string text2 = {}) {
-  auto* r = new UcmohResult;
+  UcmohResult* r = NewResult();
   r->text = std::move(text);
   r->text2 = std::move(text2);
   return r;
@@ -252,7 +301,7 @@ struct Entries {
   static void ErrorDestroy(UcmohErrorArgs* a) { delete a->error; }
   static void ErrorCode(UcmohErrorArgs* a) { a->code = a->error->code; }
   static void ErrorMessage(UcmohErrorArgs* a) { a->message = ToC(a->error->message); }
-  static void ResultDestroy(UcmohResultDestroyArgs* a) { delete a->result; }
+  static void ResultDestroy(UcmohResultDestroyArgs* a) { DestroyResult(a->result); }
   static UcmohError* Create(UcmohPluginCreateArgs* a) {
     return Guarded([&] {
       a->plugin = new UcmohPlugin{std::make_unique<P>()};
@@ -270,10 +319,10 @@ struct Entries {
   }
   static UcmohError* Lower(UcmohLowerArgs* a) {
     return Guarded([&] {
-      auto program = a->plugin->impl->Lower(CachedTask(*a->task), FromC(a->intrinsic), ReusedSchedule(a->schedule),
-                                            CachedHardware(*a->hardware));
+      auto program = a->plugin->impl->Lower(CachedTask(*a->task), ReusedName(a->intrinsic),
+                                            ReusedSchedule(a->schedule), CachedHardware(*a->hardware));
       if (!program.ok()) return program.status();
-      auto* r = new UcmohResult;
+      UcmohResult* r = NewResult();
       r->program = std::move(*program);
       ExposeAst(*r);
       a->result = r;

@@ -36,6 +36,10 @@ inline bool operator!=(const HardwareParams& a, const HardwareParams& b) { retur
 // A canonical one-line text form of every field, used in program keys.
 std::string HardwareKey(const HardwareParams& hardware);
 
+// Equal field by field, numbers bit for bit (0.0 and -0.0 differ: they print
+// differently in keys).
+bool SameHardwareBits(const HardwareParams& a, const HardwareParams& b);
+
 struct IntrinsicInfo {
   std::string name;          // "<target>.<name>"
   std::string instruction;   // "vpdpbusd", "mma.sync.m16n8k16", ...
