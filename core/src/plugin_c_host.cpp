@@ -152,9 +152,16 @@ class CAstWalker {
   Status WalkNode(int depth) {
     if (next_ >= ast_.num_nodes) return Status::InvalidArgument("the plugin's AST ends inside a loop");
     if (depth > 256) return Status::InvalidArgument("the plugin's AST nests loops deeper than 256");
-    UcmohAstNode c{};
-    std::memcpy(&c, reinterpret_cast<const char*>(ast_.nodes) + next_ * ast_.node_size,
-                std::min(ast_.node_size, sizeof(UcmohAstNode)));
+    // A node of another size is copied into one of ours (zeros for fields
+    // the writer did not know); one of our size is read where it lies.
+    UcmohAstNode copy{};
+    const UcmohAstNode* node = &ast_.nodes[next_];
+    if (ast_.node_size != sizeof(UcmohAstNode)) {
+      std::memcpy(&copy, reinterpret_cast<const char*>(ast_.nodes) + next_ * ast_.node_size,
+                  std::min(ast_.node_size, sizeof(UcmohAstNode)));
+      node = &copy;
+    }
+    const UcmohAstNode& c = *node;
     ++next_;
     if (!c.is_loop) return OnStage(c.stage);
     if (!InRange(c.loop_kind, kNumLoopKinds) || c.num_children < 0)

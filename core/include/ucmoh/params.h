@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <boost/container/flat_map.hpp>
 #include <string>
 #include <variant>
 
@@ -13,7 +13,9 @@
 namespace ucmoh {
 
 using Param = std::variant<int64_t, double, std::string>;
-using ParamMap = std::map<std::string, Param>;
+// A flat sorted vector: programs read a dozen parameters each, and walking or
+// searching contiguous entries is what featurization spends its time on.
+using ParamMap = boost::container::flat_map<std::string, Param>;
 
 // Typed look-ups with an error that names the missing or mistyped key.
 Expected<int64_t> GetInt(const ParamMap& params, const std::string& key);

@@ -36,6 +36,7 @@ struct UcmohResult {
   std::vector<UcmohAstBuffer> buffers;
   std::vector<UcmohTemplateInput> inputs;
   UcmohAst ast{};
+  bool reusable = false;  // Lower's: kept for the thread's next Lower
 };
 
 namespace ucmoh::plugin_c {
@@ -198,13 +199,17 @@ inline std::unique_ptr<UcmohResult>& SpareResult() {
 }
 inline UcmohResult* NewResult() {
   std::unique_ptr<UcmohResult>& spare = SpareResult();
-  return spare ? spare.release() : new UcmohResult;
+  UcmohResult* r = spare ? spare.release() : new UcmohResult;
+  r->reusable = true;
+  return r;
 }
 inline void DestroyResult(UcmohResult* r) {
+  // Only Lower's results touch the thread_local: a plugin that is only
+  // described can still be unloaded (a thread_local with a destructor keeps
+  // its library mapped until the thread ends).
+  if (!r->reusable) return delete r;
   std::unique_ptr<UcmohResult>& spare = SpareResult();
   if (spare) return delete r;
-  std::string().swap(r->text);  // text results can be whole files: not kept
-  std::string().swap(r->text2);
   r->program = ProgramAst{};
   r->nodes.clear();
   r->buffers.clear();
@@ -289,7 +294,7 @@ UcmohError* Guarded(Body&& body) {
 
 // Text results (describe, tasks, schedules, imports, records).
 inline UcmohResult* TextResult(std::string text, std::string text2 = {}) {
-  UcmohResult* r = NewResult();
+  auto* r = new UcmohResult;
   r->text = std::move(text);
   r->text2 = std::move(text2);
   return r;
