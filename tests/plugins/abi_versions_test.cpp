@@ -8,6 +8,7 @@
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/features.h"
 #include "ucmoh/program_featurizer.h"
+#include "ucmoh/program_ast.h"
 #include "ucmoh/program_set.h"
 
 namespace {
@@ -77,6 +78,38 @@ TEST(AbiVersions, WhatAnOlderMinorLacksIsReportedNotCalled) {
   auto lowered = plugin.Lower(ucmoh::Task{}, "cdot.dot4", {{"tile", int64_t{3}}}, ucmoh::HardwareParams{});
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(lowered.status().message(), HasSubstr("tile must divide m"));
+}
+
+}  // namespace
+
+namespace {
+
+// 5.1's task and hardware ids let the plugin reuse what it built from the
+// last task it saw: a task with the same key but another workload, and the
+// same task back again, must each be lowered as themselves.
+TEST(AbiVersions, TaskIdsFollowEveryChangeOfTheTask) {
+  TempDir dir;
+  auto set = ucmoh::LoadPlugins(
+      dir.Write("plugins.json", ManifestJson({{"toyaccel", plugin_test::TestPlugin("toyaccel")}})));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const auto& plugin = set->plugins().at(0).plugin;
+  const auto hardware = plugin->Target().hardware;
+  const std::string mac = "toyaccel.mac16x16";
+  ucmoh::Task small{"t", "gemm", {{"m", int64_t{64}}, {"n", int64_t{64}}, {"k", int64_t{64}}}};
+  ucmoh::Task large = small;  // same key, another workload
+  large.workload["m"] = int64_t{256};
+  auto schedules = plugin->SampleSchedules(small, mac, 1, 3);
+  ASSERT_TRUE(schedules.ok()) << schedules.status().message();
+  auto lower = [&](const ucmoh::Task& task) {
+    auto ast = plugin->Lower(task, mac, schedules->front(), hardware);
+    EXPECT_TRUE(ast.ok()) << ast.status().message();
+    return ast.ok() ? ucmoh::DumpAst(*ast) : std::string();
+  };
+  const std::string first = lower(small);
+  const std::string other = lower(large);
+  EXPECT_NE(first, other) << "the plugin kept the earlier task";
+  EXPECT_EQ(lower(small), first);
+  EXPECT_EQ(lower(large), other);
 }
 
 }  // namespace
