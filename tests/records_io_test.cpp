@@ -53,6 +53,13 @@ TEST(RecordsIo, ErrorsNameTheKey) {
   ASSERT_FALSE(wrong_target.ok());
   EXPECT_NE(wrong_target.status().message().find("does not belong"), std::string::npos);
   EXPECT_FALSE(RecordFromJsonLine("{not json").ok());
+  // Found by fuzz_records_text: a count this large used to be cast to int64
+  // (undefined behaviour); now it is refused by name.
+  auto huge_repeats = RecordFromJsonLine(
+      R"({"target":"x86","intrinsic":"x86.avx2","task":{"key":"t","op":"gemm","workload":{}},)"
+      R"("schedule":{},"latency":{"median_s":1,"repeats":1.89223e+20},"provenance":{"kind":"measured","source":"h"}})");
+  ASSERT_FALSE(huge_repeats.ok());
+  EXPECT_NE(huge_repeats.status().message().find("latency.repeats"), std::string::npos);
 }
 
 TEST(RecordsIo, HardwareRoundTripsAndIsPartOfTheProgramKey) {

@@ -14,7 +14,9 @@
 // Layout in docs/registry.md, "Model files".
 #include <torch/torch.h>
 
+#include <limits>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "byte_codec.h"
@@ -102,26 +104,44 @@ Expected<ModelPayload> ReadPayload(const std::string& bytes, const FramedPayload
 
 }  // namespace
 
+// An int field of the metadata; a float, a string or an out-of-range number
+// is corruption (nlohmann's own conversion of those is undefined behaviour).
+static Expected<int> MetaInt(const nlohmann::json& j, const char* key, std::optional<int> fallback) {
+  auto it = j.find(key);
+  if (it == j.end() && fallback) return *fallback;
+  if (it == j.end() || !it->is_number_integer() || *it < std::numeric_limits<int>::min() ||
+      *it > std::numeric_limits<int>::max())
+    return Status::Corruption(std::string("model file metadata: '") + key + "' is not an int");
+  return it->get<int>();
+}
+
 Expected<NetworkConfig> NetworkConfigFromModelMetadata(const nlohmann::json& meta) {
-  if (meta.value("format", "") != kModelFormat) return Status::Corruption("not a UCMoH model file");
-  const int version = meta.value("version", 0);
-  if (version > kModelFileFormatVersion)
-    return Status::Unsupported("model format version " + std::to_string(version) + " is newer than this tool's " +
+  if (!meta.is_object() || meta.value("format", "") != kModelFormat) return Status::Corruption("not a UCMoH model file");
+  auto version = MetaInt(meta, "version", 0);
+  auto schema = MetaInt(meta, "feature_schema_version", 0);
+  auto dim = MetaInt(meta, "feature_dim", 0);
+  for (const auto* e : {&version, &schema, &dim}) UCMOH_RETURN_IF_ERROR(e->status());
+  if (*version > kModelFileFormatVersion)
+    return Status::Unsupported("model format version " + std::to_string(*version) + " is newer than this tool's " +
                                std::to_string(kModelFileFormatVersion) + "; upgrade the tool");
-  if (meta.value("feature_schema_version", 0) != kFeatureSchemaVersion || meta.value("feature_dim", 0) != kFeatureDim)
-    return Status::Unsupported("model was trained on feature schema v" +
-                               std::to_string(meta.value("feature_schema_version", 0)) + " (width " +
-                               std::to_string(meta.value("feature_dim", 0)) + "), this tool featurizes v" +
+  if (*schema != kFeatureSchemaVersion || *dim != kFeatureDim)
+    return Status::Unsupported("model was trained on feature schema v" + std::to_string(*schema) + " (width " +
+                               std::to_string(*dim) + "), this tool featurizes v" +
                                std::to_string(kFeatureSchemaVersion) + "; retrain it");
-  const auto& c = meta.at("config");
+  auto c = meta.find("config");
+  if (c == meta.end() || !c->is_object()) return Status::Corruption("model file metadata: no 'config' object");
   NetworkConfig config;
-  config.architecture = c.value("architecture", "ucmoh");
-  config.max_tokens = c.value("max_tokens", 16);
-  config.hidden = c.at("hidden");
-  config.heads = c.at("heads");
-  config.encoder_layers = c.at("encoder_layers");
-  config.fc_blocks = c.at("fc_blocks");
-  config.seed = c.at("seed");
+  config.architecture = c->value("architecture", "ucmoh");
+  int* fields[] = {&config.max_tokens, &config.hidden, &config.heads, &config.encoder_layers, &config.fc_blocks};
+  const char* names[] = {"max_tokens", "hidden", "heads", "encoder_layers", "fc_blocks"};
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    auto v = MetaInt(*c, names[i], i == 0 ? std::optional<int>(16) : std::nullopt);
+    UCMOH_RETURN_IF_ERROR(v.status());
+    *fields[i] = *v;
+  }
+  auto seed = c->find("seed");
+  if (seed == c->end() || !seed->is_number_integer()) return Status::Corruption("model file metadata: 'seed' is not an integer");
+  config.seed = seed->get<uint64_t>();
   return config;
 }
 

@@ -52,9 +52,13 @@ Expected<IntrinsicInfo> IntrinsicFromJson(const json& j) {
     IntrinsicInfo in;
     in.name = j.at("name").get<std::string>();
     in.instruction = j.value("instruction", "");
-    in.m = j.at("shape").at("m").get<int64_t>();
-    in.n = j.at("shape").at("n").get<int64_t>();
-    in.k = j.at("shape").at("k").get<int64_t>();
+    const std::pair<const char*, decltype(&in.m)> dims[] = {{"m", &in.m}, {"n", &in.n}, {"k", &in.k}};
+    for (auto [dim, out] : dims) {
+      const json& v = j.at("shape").at(dim);
+      // A float here would go through an undefined cast; only integers are shapes.
+      if (!v.is_number_integer()) return Status::InvalidArgument(std::string("plugin description: shape.") + dim + " of '" + in.name + "' is not an integer");
+      *out = v.get<int64_t>();
+    }
     in.input_type = j.value("input_type", "");
     in.accum_type = j.value("accum_type", "");
     in.ops_per_call = j.value("ops_per_call", 0.0);

@@ -64,6 +64,8 @@ Expected<LatencyStats> LatencyFromJson(const json& j) {
   l.mean_s = *mean > 0 ? *mean : l.median_s;
   l.min_s = *min > 0 ? *min : l.median_s;
   l.cv = *cv;
+  // A count past 1e9 is garbage, and casting it to int64 would be undefined.
+  if (*repeats > 1e9) return Status::InvalidArgument("'latency.repeats' must be at most 1e9");
   l.repeats = *repeats >= 1 ? static_cast<int64_t>(*repeats) : 1;
   if (l.cv < 0) return Status::InvalidArgument("'latency.cv' must be >= 0");
   return l;
