@@ -3,9 +3,11 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace ucmoh::testing {
@@ -14,6 +16,14 @@ struct CommandResult {
   int rc;
   std::string out;
 };
+
+// A fresh folder for this test process: TMPDIR/ucmoh_TAG_PID, emptied once.
+inline std::string ScratchDir(const std::string& tag) {
+  auto p = std::filesystem::temp_directory_path() / ("ucmoh_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
+}
 
 inline CommandResult RunCommand(const std::string& command) {
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");

@@ -31,12 +31,7 @@ namespace {
 using Run = ucmoh::testing::CommandResult;
 
 std::string Dir() {
-  static std::string d = [] {
-    auto p = fs::temp_directory_path() / ("ucmoh_cli_test_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p.string();
-  }();
+  static const std::string d = ucmoh::testing::ScratchDir("cli_test");
   return d;
 }
 
@@ -45,17 +40,7 @@ Run Registry(const std::string& db, const std::string& args) {
                                     "/plugins.json --db " + db + " " + args);
 }
 
-// A small CUTLASS subset: the header and the first `lines` rows of the int8 file.
-std::string CutlassSubset(int lines) {
-  const std::string src = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
-  EXPECT_TRUE(fs::exists(src)) << src << " is missing from the shared data folder";
-  std::ifstream in(src);
-  const std::string dst = Dir() + "/subset.csv";
-  std::ofstream out(dst);
-  std::string line;
-  for (int i = 0; i <= lines && std::getline(in, line); ++i) out << line << "\n";
-  return dst;
-}
+std::string CutlassSubset(int rows) { return ucmoh::testing::WriteCutlassSubset(rows, Dir() + "/subset.csv"); }
 
 TEST(RegistryCli, RefusesUnknownIntrinsicAndMissingRecords) {
   const std::string db = Dir() + "/refuse.db";

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace ucmoh::testing {
@@ -21,6 +22,18 @@ inline std::string SharedDataDir() {
 inline std::string CutlassDataDir() { return SharedDataDir() + "/cutlass"; }
 
 inline bool HasSharedData() { return std::filesystem::is_directory(SharedDataDir()); }
+
+// The header and the first `rows` rows of the int8 CUTLASS file, written to
+// `dst` (a small real dataset for the CLI tests); returns `dst`.
+inline std::string WriteCutlassSubset(int rows, const std::string& dst) {
+  const std::string src = CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
+  EXPECT_TRUE(std::filesystem::exists(src)) << src << " is missing from the shared data folder";
+  std::ifstream in(src);
+  std::ofstream out(dst);
+  std::string line;
+  for (int i = 0; i <= rows && std::getline(in, line); ++i) out << line << "\n";
+  return dst;
+}
 
 }  // namespace ucmoh::testing
 

@@ -1,26 +1,12 @@
 // registry plugins [--json]: what is loaded, from where, and what it offers.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.h"
-#include "ucmoh/hardware_json.h"
-#include "ucmoh/plugin_c_json.h"
+#include "ucmoh/registry/registry_json.h"
 
 namespace ucmoh::cli {
 
 namespace {
-
-nlohmann::json PluginJson(const LoadedPlugin& p) {
-  nlohmann::json intrinsics = nlohmann::json::array();
-  for (const auto& in : p.intrinsics) intrinsics.push_back(IntrinsicToJson(in));
-  return {{"name", p.entry.name}, {"library", p.library_path}, {"abi", p.abi}, {"abi_minor", p.abi_minor},
-          {"sha256", p.library_sha256}, {"target", p.target.name},
-          {"description", p.target.description}, {"hardware", HardwareToJson(p.target.hardware)},
-          {"template_dims", p.plugin->TemplateDimNames()},
-          {"importers", p.plugin->Importers()}, {"task_suites", p.plugin->TaskSuites()},
-          {"intrinsics", intrinsics}};
-}
 
 void PrintText(const LoadedPlugin& p) {
   const HardwareParams& hw = p.target.hardware;
@@ -48,9 +34,7 @@ Command AddPluginsCommand(CLI::App& app, const GlobalOptions& global) {
             auto plugins = Plugins(global);
             if (!plugins.ok()) return Fail(plugins.status());
             if (*json) {
-              nlohmann::json out = nlohmann::json::array();
-              for (const auto& p : (*plugins)->plugins()) out.push_back(PluginJson(p));
-              fmt::print("{}\n", nlohmann::json{{"plugins", out}}.dump(2));
+              fmt::print("{}\n", registry::PluginsToJson(**plugins).dump(2));
               return 0;
             }
             for (const auto& p : (*plugins)->plugins()) PrintText(p);

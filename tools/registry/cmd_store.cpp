@@ -10,6 +10,7 @@
 
 #include "cli_store.h"
 #include "commands.h"
+#include "ucmoh/registry/registry_json.h"
 #include "ucmoh/registry/registry_ops.h"
 
 namespace ucmoh::cli {
@@ -26,19 +27,6 @@ std::string When(int64_t t) {
   return buf;
 }
 
-nlohmann::json VersionJson(const registry::ModelVersion& v) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : v.evaluation.rows)
-    rows.push_back({{"intrinsic", r.intrinsic}, {"pca", r.pca}, {"top1", r.top1}, {"top5", r.top5}});
-  nlohmann::json hp = nlohmann::json::object();
-  for (const auto& [k, p] : v.hyper_parameters) std::visit([&](const auto& x) { hp[k] = x; }, p);
-  return {{"version", v.number}, {"name", v.name}, {"parent", v.parent}, {"intrinsics", v.intrinsics},
-          {"acc", v.evaluation.acc}, {"bwt", v.evaluation.bwt}, {"evaluation", rows},
-          {"hyper_parameters", hp}, {"created_at", v.created_at}, {"tool_version", v.tool_version},
-          {"weights_sha256", v.weights_sha256}, {"snapshot_sha256s", v.snapshot_sha256s},
-          {"training_data_digest", v.training_data_digest}};
-}
-
 int RunInit(const GlobalOptions& global) {
   auto store = OpenStore(global, OpenMode::kCreate);
   if (!store.ok()) return Fail(store.status());
@@ -51,34 +39,19 @@ int RunIntrinsics(const GlobalOptions& global, bool json) {
   if (!plugins.ok()) return Fail(plugins.status());
   auto store = OpenStore(global, OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.status());
-  struct Row { std::string name, plugin; int64_t records = 0, learned = 0; bool loaded = false; };
-  std::map<std::string, Row> rows;
-  for (const auto& p : (*plugins)->plugins())
-    for (const auto& i : p.intrinsics) rows[i.name] = {i.name, p.entry.name, 0, 0, true};
-  auto entries = (*store)->ListIntrinsics();
-  if (!entries.ok()) return Fail(entries.status());
-  for (const auto& e : *entries) {
-    auto& r = rows[e.name];
-    r.name = e.name;
-    if (r.plugin.empty()) r.plugin = e.plugin;
-    r.learned = e.learned_in_version;
-  }
-  for (auto& [name, r] : rows) {
-    auto n = (*store)->CountRecords(name);
-    r.records = n.ok() ? *n : 0;
-  }
+  auto rows = registry::IntrinsicsJson(**store, **plugins);
+  if (!rows.ok()) return Fail(rows.status());
   if (json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& [name, r] : rows)
-      out.push_back({{"intrinsic", name}, {"plugin", r.plugin}, {"plugin_loaded", r.loaded},
-                     {"records", r.records}, {"learned_in_version", r.learned}});
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", rows->dump(2));
     return 0;
   }
   fmt::print("{:<24} {:<12} {:>8} {:>8}\n", "intrinsic", "plugin", "records", "learned");
-  for (const auto& [name, r] : rows)
-    fmt::print("{:<24} {:<12} {:>8} {:>8}\n", name, r.plugin + (r.loaded ? "" : " (not loaded)"), r.records,
-               r.learned ? "v" + std::to_string(r.learned) : std::string("-"));
+  for (const auto& r : *rows) {
+    const int64_t learned = r["learned_in_version"];
+    fmt::print("{:<24} {:<12} {:>8} {:>8}\n", r["intrinsic"].get<std::string>(),
+               r["plugin"].get<std::string>() + (r["plugin_loaded"] ? "" : " (not loaded)"), r["records"].get<int64_t>(),
+               learned ? "v" + std::to_string(learned) : std::string("-"));
+  }
   return 0;
 }
 
@@ -92,13 +65,9 @@ int RunVersions(const GlobalOptions& global, bool json) {
   if (aliases.ok())
     for (const auto& a : *aliases) names[a.version].push_back(a.name);
   if (json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : *versions) {
-      auto j = VersionJson(v);
-      j["aliases"] = names[v.number];
-      out.push_back(j);
-    }
-    fmt::print("{}\n", out.dump(2));
+    auto out = registry::VersionsJson(**store);
+    if (!out.ok()) return Fail(out.status());
+    fmt::print("{}\n", out->dump(2));
     return 0;
   }
   fmt::print("{:>7} {:>6} {:>7} {:>8} {:<20} {:<16} {}\n", "version", "parent", "ACC", "BWT", "created", "aliases",
@@ -115,17 +84,9 @@ int RunShow(const GlobalOptions& global, const std::string& ref) {
   if (!store.ok()) return Fail(store.status());
   auto n = (*store)->ResolveRef(ref);
   if (!n.ok()) return Fail(n.status());
-  auto v = (*store)->GetVersion(*n);
-  if (!v.ok()) return Fail(v.status());
-  auto j = VersionJson(*v);
-  auto snaps = (*store)->ListSnapshots(*n);
-  if (snaps.ok()) {
-    nlohmann::json s = nlohmann::json::array();
-    for (const auto& e : *snaps)
-      s.push_back({{"name", e.name}, {"intrinsics", e.intrinsics}, {"method", e.method}, {"sha256", e.blob_sha256}});
-    j["snapshots"] = s;
-  }
-  fmt::print("{}\n", j.dump(2));
+  auto j = registry::VersionDetailJson(**store, *n);
+  if (!j.ok()) return Fail(j.status());
+  fmt::print("{}\n", j->dump(2));
   return 0;
 }
 
@@ -136,21 +97,8 @@ int RunEval(const GlobalOptions& global, const std::string& ref, bool json) {
   if (!n.ok()) return Fail(n.status());
   auto m = registry::EvaluationMatrix(**store, *n);
   if (!m.ok()) return Fail(m.status());
-  auto cell = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
   if (json) {
-    nlohmann::json pca = nlohmann::json::array(), top1 = nlohmann::json::array();
-    for (size_t i = 0; i < m->versions.size(); ++i) {
-      nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array();
-      for (size_t j = 0; j < m->intrinsics.size(); ++j) {
-        a.push_back(cell(m->pca[i][j]));
-        b.push_back(cell(m->top1[i][j]));
-      }
-      pca.push_back(a);
-      top1.push_back(b);
-    }
-    fmt::print("{}\n", nlohmann::json({{"versions", m->versions}, {"intrinsics", m->intrinsics}, {"pca", pca},
-                                       {"top1", top1}, {"acc", m->acc}, {"bwt", m->bwt}})
-                           .dump(2));
+    fmt::print("{}\n", registry::EvaluationMatrixToJson(*m).dump(2));
     return 0;
   }
   for (int which = 0; which < 2; ++which) {
@@ -245,14 +193,11 @@ Command AddEventsCommand(CLI::App& app, const GlobalOptions& global) {
             if (!store.ok()) return Fail(store.status());
             auto events = (*store)->ListEvents();
             if (!events.ok()) return Fail(events.status());
-            nlohmann::json out = nlohmann::json::array();
-            for (const auto& e : *events) {
-              if (*json)
-                out.push_back({{"sequence", e.sequence}, {"at", e.at}, {"kind", e.kind}, {"detail", e.detail}});
-              else
-                fmt::print("{:>6} {:<20} {:<16} {}\n", e.sequence, When(e.at), e.kind, e.detail);
+            if (*json) {
+              fmt::print("{}\n", registry::EventsToJson(*events).dump(2));
+              return 0;
             }
-            if (*json) fmt::print("{}\n", out.dump(2));
+            for (const auto& e : *events) fmt::print("{:>6} {:<20} {:<16} {}\n", e.sequence, When(e.at), e.kind, e.detail);
             return 0;
           }};
 }

@@ -37,6 +37,7 @@ Command AddEventsCommand(CLI::App& app, const GlobalOptions& global);
 Command AddVerifyCommand(CLI::App& app, const GlobalOptions& global);
 Command AddGcCommand(CLI::App& app, const GlobalOptions& global);
 Command AddPullCommand(CLI::App& app, const GlobalOptions& global);
+Command AddServeCommand(CLI::App& app, const GlobalOptions& global);
 Command AddPredictCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ucmoh::cli

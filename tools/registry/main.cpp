@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       AddVerifyCommand(app, global),
       AddGcCommand(app, global),
       AddPullCommand(app, global),
+      AddServeCommand(app, global),
       AddPredictCommand(app, global),
   };
 

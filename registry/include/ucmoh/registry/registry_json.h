@@ -1,0 +1,38 @@
+// The registry's JSON views: what `registry versions|show|eval|events
+// |intrinsics --json` print and what `registry serve` answers (docs/cli.md,
+// docs/serve.md). One place, so the CLI and the HTTP API never drift apart.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/registry/registry_ops.h"
+#include "ucmoh/registry/registry_store.h"
+
+namespace ucmoh::registry {
+
+// One version: number, parent, intrinsics, evaluation rows, ACC/BWT,
+// hyper-parameters, blobs; with its aliases.
+nlohmann::json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliases = {});
+
+// Every version, ascending, each with its aliases.
+Expected<nlohmann::json> VersionsJson(const RegistryStore& store);
+
+// One version (VersionToJson) with its aliases and snapshots.
+Expected<nlohmann::json> VersionDetailJson(const RegistryStore& store, int64_t version);
+
+// The lineage matrix R (EvaluationMatrix): rows, columns, PCA and top-1 with
+// null where not evaluated, ACC and BWT.
+nlohmann::json EvaluationMatrixToJson(const LineageMatrix& m);
+
+nlohmann::json EventsToJson(const std::vector<Event>& events);
+nlohmann::json AliasesToJson(const std::vector<AliasEntry>& aliases);
+
+// Every intrinsic a plugin supplies or the registry knows: its plugin,
+// whether that plugin is loaded, its record count, the version that learned it.
+Expected<nlohmann::json> IntrinsicsJson(const RegistryStore& store, const PluginSet& plugins);
+
+// {"plugins": [...]}: each loaded plugin, its library, ABI, hardware and intrinsics.
+nlohmann::json PluginsToJson(const PluginSet& plugins);
+
+}  // namespace ucmoh::registry

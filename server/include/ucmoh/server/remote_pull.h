@@ -1,0 +1,26 @@
+// `registry pull http://HOST:PORT/REF -o DIR` (issue 17): the files of a
+// version from `registry serve`, each checked against the sha256 and size the
+// server lists, written to a sibling folder and moved into DIR only when all
+// of them are there and verified. A broken download leaves DIR untouched.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ucmoh/status.h"
+
+namespace ucmoh::server {
+
+struct RemotePullResult {
+  int64_t version = 0;
+  int files = 0;
+  uint64_t bytes = 0;
+  std::string model_path, manifest_path, model_sha256;
+};
+
+// True for "http://..." and "https://...": a reference to a server.
+bool IsRemoteReference(const std::string& ref);
+
+Expected<RemotePullResult> PullFromServer(const std::string& url, const std::string& dir);
+
+}  // namespace ucmoh::server

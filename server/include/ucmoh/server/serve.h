@@ -1,0 +1,36 @@
+// `registry serve` (issue 17): one registry over HTTP/1.1 for a fleet of
+// compilers. Read-only over the RocksDB directory, so the one writer
+// (add-intrinsic, records add, alias set) keeps working beside it; commits
+// appear within `refresh_ms`. docs/serve.md lists the routes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/status.h"
+
+namespace ucmoh::server {
+
+struct ServeOptions {
+  std::string db_path;                // the registry directory
+  std::string host = "127.0.0.1";     // --listen HOST:PORT
+  uint16_t port = 8080;               // 0: any free port (printed when listening)
+  int max_connections = 256;          // beyond: 503 and close
+  int64_t refresh_ms = 1000;          // how stale the read view may get
+  uint64_t max_header_bytes = 8192;   // larger: 431
+  uint64_t max_body_bytes = 1 << 20;  // larger: 413
+  int idle_timeout_s = 30;            // a connection silent this long is closed
+  std::string cache_dir;              // built artifacts; "" = a temporary directory
+};
+
+// Binds, calls `on_listening("HOST:PORT")`, and serves until SIGINT or
+// SIGTERM. `plugins` answers /api/plugins and /api/intrinsics.
+Status Serve(const ServeOptions& options, const PluginSet& plugins,
+             const std::function<void(const std::string& bound)>& on_listening);
+
+// "HOST:PORT" -> host, port; a clear error naming the text otherwise.
+Status ParseListenAddress(const std::string& text, ServeOptions* options);
+
+}  // namespace ucmoh::server

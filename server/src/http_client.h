@@ -1,0 +1,30 @@
+// A minimal HTTP/1.1 GET for `registry pull http://...` (Boost.Beast, sync,
+// one connection per request, socket timeouts so a stalled server fails the
+// pull instead of hanging it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ucmoh/status.h"
+
+namespace ucmoh::server {
+
+struct HttpUrl {
+  std::string host, port;  // port "80" when the URL names none
+  std::string path;        // from the first '/' on, "/" when empty
+};
+
+// "http://HOST[:PORT]/PATH"; https:// is refused by name (no TLS here yet).
+Expected<HttpUrl> ParseHttpUrl(const std::string& url);
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+// GET `path` on the URL's server; a body over `limit` bytes is an error.
+Expected<HttpReply> HttpGet(const HttpUrl& server, const std::string& path, uint64_t limit,
+                            int timeout_s = 60);
+
+}  // namespace ucmoh::server

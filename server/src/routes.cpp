@@ -1,0 +1,200 @@
+// The routes of `registry serve` (routes.h, docs/serve.md).
+#include "routes.h"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "ucmoh/registry/registry_json.h"
+#include "ucmoh/registry/registry_ops.h"
+
+namespace ucmoh::server {
+
+using nlohmann::json;
+
+namespace {
+
+int HttpStatusOf(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kNotFound: return 404;
+    case Status::Code::kInvalidArgument: return 400;
+    case Status::Code::kBusy: return 503;
+    default: return 500;
+  }
+}
+
+HttpResponse FromStatus(const Status& s) { return ErrorResponse(HttpStatusOf(s), s.message()); }
+
+HttpResponse JsonResponse(const json& j) {
+  HttpResponse r;
+  r.body = j.dump();
+  return r;
+}
+
+// Paths are plain: no percent escapes, dot segments, empty segments or
+// control bytes, so no route can be steered outside what it names.
+bool IsPlainPath(const std::string& path) {
+  if (path.empty() || path[0] != '/') return false;
+  if (path.find("//") != std::string::npos || path.find("/./") != std::string::npos) return false;
+  if (path.find("..") != std::string::npos || path.find('%') != std::string::npos) return false;
+  for (unsigned char c : path)
+    if (c < 0x20 || c == 0x7f || c == '\\') return false;
+  return true;
+}
+
+// "a/b/c" after `prefix`, or nullopt when the path does not start with it.
+std::optional<std::string> After(const std::string& path, const std::string& prefix) {
+  if (path.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  return path.substr(prefix.size());
+}
+
+// The value of `key` in "a=1&b=2", or "".
+std::string QueryValue(const std::string& query, const std::string& key) {
+  size_t pos = 0;
+  while (pos <= query.size()) {
+    size_t end = query.find('&', pos);
+    if (end == std::string::npos) end = query.size();
+    const std::string pair = query.substr(pos, end - pos);
+    if (pair.compare(0, key.size() + 1, key + "=") == 0) return pair.substr(key.size() + 1);
+    pos = end + 1;
+  }
+  return "";
+}
+
+Expected<uint64_t> QueryNumber(const std::string& query, const std::string& key, uint64_t fallback) {
+  const std::string text = QueryValue(query, key);
+  if (text.empty()) return fallback;
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return Status::InvalidArgument("query parameter '" + key + "' must be a non-negative integer, got '" + text + "'");
+  return n;
+}
+
+bool IsSha256Hex(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+HttpResponse ErrorResponse(int status, const std::string& message) {
+  HttpResponse r;
+  r.status = status;
+  r.body = json{{"error", message}}.dump();
+  return r;
+}
+
+HttpResponse Router::Handle(const HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD")
+    return ErrorResponse(405, "method " + request.method + " is not allowed here (GET or HEAD)");
+  const size_t q = request.target.find('?');
+  const std::string path = request.target.substr(0, q);
+  const std::string query = q == std::string::npos ? "" : request.target.substr(q + 1);
+  if (!IsPlainPath(path)) return ErrorResponse(400, "malformed path '" + path + "'");
+  if (path == "/healthz") return JsonResponse({{"ok", true}});
+  auto store = store_.Current();
+  if (!store.ok()) return FromStatus(store.status());
+  HttpResponse r = Get(**store, path, query);
+  // A read error may be a file the writer compacted away under an old
+  // handle: the next request reopens.
+  if (r.status == 500) store_.Invalidate();
+  if (!r.etag.empty() && r.etag == request.if_none_match) {
+    r.status = 304;
+    r.body.clear();
+    r.file_path.clear();
+    r.file_size = 0;
+  }
+  return r;
+}
+
+HttpResponse Router::Get(const registry::RegistryStore& store, const std::string& path, const std::string& query) {
+  if (path == "/api/versions") {
+    auto j = registry::VersionsJson(store);
+    return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
+  }
+  if (auto rest = After(path, "/api/versions/")) {
+    const size_t slash = rest->find('/');
+    return Version(store, rest->substr(0, slash), slash == std::string::npos ? "" : rest->substr(slash + 1));
+  }
+  if (path == "/api/intrinsics") {
+    auto j = registry::IntrinsicsJson(store, plugins_);
+    return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
+  }
+  if (path == "/api/plugins") return JsonResponse(registry::PluginsToJson(plugins_));
+  if (path == "/api/aliases") {
+    auto a = store.ListAliases();
+    return a.ok() ? JsonResponse(registry::AliasesToJson(*a)) : FromStatus(a.status());
+  }
+  if (path == "/api/events") {
+    auto from = QueryNumber(query, "from", 0);
+    auto limit = QueryNumber(query, "limit", 1000);
+    if (!from.ok()) return FromStatus(from.status());
+    if (!limit.ok()) return FromStatus(limit.status());
+    auto e = store.ListEvents(*from, static_cast<size_t>(std::min<uint64_t>(*limit, 100000)));
+    return e.ok() ? JsonResponse(registry::EventsToJson(*e)) : FromStatus(e.status());
+  }
+  if (auto rest = After(path, "/artifacts/")) {
+    const size_t slash = rest->find('/');
+    if (slash == std::string::npos) return ErrorResponse(404, "no such artifact '" + path + "'");
+    return ArtifactFile(store, rest->substr(0, slash), rest->substr(slash + 1));
+  }
+  if (auto rest = After(path, "/blobs/")) return Blob(store, *rest);
+  return ErrorResponse(404, "no route for '" + path + "'");
+}
+
+// /api/versions/REF, REF/evaluation, REF/files.
+HttpResponse Router::Version(const registry::RegistryStore& store, const std::string& ref, const std::string& rest) {
+  auto number = store.ResolveRef(ref);
+  if (!number.ok()) return FromStatus(number.status());
+  if (rest.empty()) {
+    auto j = registry::VersionDetailJson(store, *number);
+    return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
+  }
+  if (rest == "evaluation") {
+    auto m = registry::EvaluationMatrix(store, *number);
+    return m.ok() ? JsonResponse(registry::EvaluationMatrixToJson(*m)) : FromStatus(m.status());
+  }
+  if (rest == "files") {
+    auto artifact = artifacts_.Get(store, *number);
+    if (!artifact.ok()) return FromStatus(artifact.status());
+    HttpResponse r;
+    r.body = (*artifact)->index_json;
+    return r;
+  }
+  return ErrorResponse(404, "no route for version '" + ref + "' and '" + rest + "'");
+}
+
+// /artifacts/N/FILE: only files the version's index lists, so nothing else
+// on the disk can be named.
+HttpResponse Router::ArtifactFile(const registry::RegistryStore& store, const std::string& version,
+                                  const std::string& file) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), n);
+  if (ec != std::errc() || end != version.data() + version.size() || n <= 0)
+    return ErrorResponse(400, "artifact version must be a positive number, got '" + version + "'");
+  auto artifact = artifacts_.Get(store, n);
+  if (!artifact.ok()) return FromStatus(artifact.status());
+  const auto* f = (*artifact)->Find(file);
+  if (!f) return ErrorResponse(404, "version " + version + " has no file '" + file + "'");
+  HttpResponse r;
+  r.content_type = "application/octet-stream";
+  r.file_path = (*artifact)->dir + "/" + f->path;
+  r.file_size = f->size;
+  r.etag = "\"" + f->sha256 + "\"";
+  r.immutable = true;
+  return r;
+}
+
+HttpResponse Router::Blob(const registry::RegistryStore& store, const std::string& sha256) {
+  if (!IsSha256Hex(sha256)) return ErrorResponse(400, "'" + sha256 + "' is not a lowercase sha256");
+  auto bytes = store.GetBlob(sha256);
+  if (!bytes.ok()) return FromStatus(bytes.status());
+  HttpResponse r;
+  r.content_type = "application/octet-stream";
+  r.body = std::move(*bytes);
+  r.etag = "\"" + sha256 + "\"";
+  r.immutable = true;
+  return r;
+}
+
+}  // namespace ucmoh::server

@@ -1,0 +1,272 @@
+// `registry serve` and `registry pull http://...` end to end (issue 17): a
+// real registry built by the CLI from CUTLASS rows, the real server binary on
+// a free loopback port, real sockets. Covers the JSON API against the CLI's
+// own --json, a remote pull against a local one, the refusals (404, 400 for
+// traversal, 405, 413, 431, malformed), ETag/304, a version committed while
+// serving, many clients at once during a commit, a download that does not
+// verify, and SIGKILL mid-request. Skips only where ../shared/data is absent.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "child_process.h"
+#include "command_runner.h"
+#include "http_client.h"
+#include "shared_data.h"
+#include "ucmoh/file_bytes.h"
+#include "ucmoh/server/remote_pull.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using ucmoh::registry::testing::ChildProcess;
+using ucmoh::server::HttpGet;
+using ucmoh::server::HttpUrl;
+
+std::string Dir() {
+  static const std::string d = ucmoh::testing::ScratchDir("serve_test");
+  return d;
+}
+
+std::string Db() { return Dir() + "/r.db"; }
+
+ucmoh::testing::CommandResult Registry(const std::string& args) {
+  return ucmoh::testing::RunCommand(std::string(UCMOH_REGISTRY_BIN) + " --plugins " + UCMOH_SOURCE_DIR +
+                                    "/plugins.json --db " + Db() + " " + args);
+}
+
+std::string CutlassSubset(int rows) { return ucmoh::testing::WriteCutlassSubset(rows, Dir() + "/subset.csv"); }
+
+// Sends `bytes` on a fresh connection and returns everything the server
+// answers until it closes.
+std::string RawExchange(int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return "";
+  }
+  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  ::shutdown(fd, SHUT_WR);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+int StatusOf(const std::string& answer) {
+  return answer.size() > 12 && answer.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(answer.substr(9, 3)) : -1;
+}
+
+class RegistryServe : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!ucmoh::testing::HasSharedData()) return;
+    ASSERT_EQ(Registry("init").rc, 0);
+    auto r = Registry("records import cutlass " + CutlassSubset(366));
+    ASSERT_EQ(r.rc, 0) << r.out;
+    r = Registry("add-intrinsic tensorcore.i8816 --epochs 2 -q");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    ASSERT_EQ(Registry("alias set stable ucmoh@1").rc, 0);
+  }
+
+  void SetUp() override {
+    UCMOH_SKIP_WITHOUT_SHARED_DATA();
+    server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+        UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json", "--db", Db(), "serve",
+        "--listen", "127.0.0.1:0", "--refresh-ms", "100", "--cache", Dir() + "/cache"});
+    const std::string line = server_->ReadLine(30000);
+    const size_t at = line.rfind(':');
+    ASSERT_NE(at, std::string::npos) << "no listening line from the server: '" << line << "'";
+    port_ = std::stoi(line.substr(at + 1));
+    url_ = {"127.0.0.1", std::to_string(port_), "/"};
+  }
+
+  nlohmann::json GetJson(const std::string& path, int want_status = 200) {
+    auto reply = HttpGet(url_, path, 1 << 24);
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    if (!reply.ok()) return nullptr;
+    EXPECT_EQ(reply->status, want_status) << path << ": " << reply->body;
+    return nlohmann::json::parse(reply->body, nullptr, false);
+  }
+
+  std::string Base() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  std::unique_ptr<ChildProcess> server_;
+  int port_ = 0;
+  HttpUrl url_;
+};
+
+TEST_F(RegistryServe, JsonApiIsTheCliJson) {
+  auto cli = Registry("versions --json");
+  ASSERT_EQ(cli.rc, 0) << cli.out;
+  EXPECT_EQ(GetJson("/api/versions"), nlohmann::json::parse(cli.out));
+  cli = Registry("eval ucmoh@stable --json");
+  ASSERT_EQ(cli.rc, 0) << cli.out;
+  EXPECT_EQ(GetJson("/api/versions/ucmoh@stable/evaluation"), nlohmann::json::parse(cli.out));
+  cli = Registry("show 1");
+  EXPECT_EQ(GetJson("/api/versions/1"), nlohmann::json::parse(cli.out));
+  cli = Registry("intrinsics --json");
+  auto intrinsics = GetJson("/api/intrinsics");
+  EXPECT_EQ(intrinsics, nlohmann::json::parse(cli.out));
+  bool learned = false;
+  for (const auto& i : intrinsics)
+    learned |= i["intrinsic"] == "tensorcore.i8816" && i["learned_in_version"] == 1 && i["records"] > 100;
+  EXPECT_TRUE(learned) << intrinsics.dump();
+  EXPECT_GE(GetJson("/api/plugins")["plugins"].size(), 3u);
+  EXPECT_EQ(GetJson("/api/aliases").size(), 2u);  // latest, stable
+  EXPECT_FALSE(GetJson("/api/events?from=0&limit=2").empty());
+  EXPECT_EQ(GetJson("/api/events?limit=2").size(), 2u);
+}
+
+TEST_F(RegistryServe, RemotePullMatchesTheLocalPullAndVerifies) {
+  const std::string local = Dir() + "/local", remote = Dir() + "/remote";
+  ASSERT_EQ(Registry("pull ucmoh@stable -o " + local).rc, 0);
+  auto r = Registry("pull " + Base() + "ucmoh@stable -o " + remote);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("each verified"), std::string::npos) << r.out;
+  for (const char* file : {"weights.bin", "forgetting/state.json", "forgetting/rehearsal.jsonl"})
+    EXPECT_EQ(*ucmoh::ReadFileBytes(local + "/" + file), *ucmoh::ReadFileBytes(remote + "/" + file)) << file;
+  auto manifest = nlohmann::json::parse(*ucmoh::ReadFileBytes(remote + "/manifest.json"));
+  EXPECT_EQ(manifest["registry_version"], 1);
+  EXPECT_EQ(manifest["weights_sha256"],
+            nlohmann::json::parse(*ucmoh::ReadFileBytes(local + "/manifest.json"))["weights_sha256"]);
+  // Pulling again over an existing folder replaces its files.
+  r = Registry("pull " + Base() + "ucmoh@1 -o " + remote);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  // A ref the server does not know: a one-line error, no folder.
+  r = Registry("pull " + Base() + "ucmoh@99 -o " + Dir() + "/none");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("HTTP 404"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(Dir() + "/none"));
+}
+
+TEST_F(RegistryServe, RefusesWhatItShouldByStatus) {
+  EXPECT_EQ(GetJson("/api/versions/ucmoh@99", 404)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/nope", 404)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/api/events?from=x", 400)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/blobs/not-a-sha", 400)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/artifacts/1/../../../etc/passwd", 400)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/artifacts/1/%2e%2e/x", 400)["error"].is_string(), true);
+  EXPECT_EQ(GetJson("/artifacts/1/secret.txt", 404)["error"].is_string(), true);
+  EXPECT_EQ(StatusOf(RawExchange(port_, "POST /api/versions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")), 405);
+  EXPECT_EQ(StatusOf(RawExchange(port_, "GET / HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n")), 431);
+  EXPECT_EQ(StatusOf(RawExchange(port_, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")), 413);
+  EXPECT_EQ(StatusOf(RawExchange(port_, "NOT HTTP AT ALL\r\n\r\n")), 400);
+  // Still serving after all of that.
+  EXPECT_EQ(GetJson("/healthz")["ok"], true);
+}
+
+TEST_F(RegistryServe, ArtifactsCarryTheirShaAsETag) {
+  auto index = GetJson("/api/versions/ucmoh@stable/files");
+  ASSERT_TRUE(index.is_object()) << index.dump();
+  std::string sha;
+  uint64_t size = 0;
+  for (const auto& f : index["files"])
+    if (f["path"] == "model.pt") sha = f["sha256"], size = f["size"];
+  ASSERT_EQ(sha.size(), 64u);
+  const std::string get = "GET /artifacts/1/model.pt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
+  const std::string full = RawExchange(port_, get + "\r\n");
+  EXPECT_EQ(StatusOf(full), 200);
+  EXPECT_NE(full.find("ETag: \"" + sha + "\""), std::string::npos);
+  EXPECT_NE(full.find("Content-Length: " + std::to_string(size)), std::string::npos);
+  EXPECT_EQ(full.size() - full.find("\r\n\r\n") - 4, size);
+  EXPECT_EQ(StatusOf(RawExchange(port_, get + "If-None-Match: \"" + sha + "\"\r\n\r\n")), 304);
+  const std::string head = RawExchange(port_, "HEAD /artifacts/1/model.pt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(StatusOf(head), 200);
+  EXPECT_EQ(head.substr(head.find("\r\n\r\n") + 4), "");  // headers only
+}
+
+// The writer commits a version while 50 clients read and pull: every answer
+// is whole, every pull verifies, and the new version appears.
+TEST_F(RegistryServe, ManyClientsDuringACommitSeeOnlyWholeVersions) {
+  std::atomic<int> failures{0};
+  std::atomic<bool> committing{true};
+  std::thread writer([&] {
+    auto r = Registry("add-intrinsic tensorcore.i16832 --epochs 1 -q");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    committing = false;
+  });
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 50; ++c)
+    clients.emplace_back([&, c] {
+      for (int i = 0; i < 4 || (c < 2 && committing); ++i) {
+        auto reply = HttpGet(url_, "/api/versions", 1 << 24);
+        if (!reply.ok() || reply->status != 200 || !nlohmann::json::parse(reply->body, nullptr, false).is_array())
+          ++failures;
+      }
+      if (c % 10 == 0) {
+        auto pulled = ucmoh::server::PullFromServer(Base() + "ucmoh@latest", Dir() + "/many" + std::to_string(c));
+        if (!pulled.ok()) ++failures;
+      }
+    });
+  for (auto& t : clients) t.join();
+  writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // > --refresh-ms
+  EXPECT_EQ(GetJson("/api/versions").size(), 2u);
+  EXPECT_EQ(GetJson("/api/versions/ucmoh@latest")["version"], 2);
+}
+
+// A download that does not match what the index lists leaves nothing: a
+// one-connection fake server answers the index, then a damaged file.
+TEST_F(RegistryServe, ADownloadThatDoesNotVerifyLeavesNothing) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::string index = R"({"version":1,"files":[{"path":"a.txt","size":5,"sha256":")" + std::string(64, '0') + R"("}]})";
+  std::thread fake([&] {
+    for (const std::string& body : {index, std::string("hello")}) {
+      int fd = ::accept(listener, nullptr, nullptr);
+      char buf[4096];
+      (void)::recv(fd, buf, sizeof buf, 0);
+      const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                                 "\r\nConnection: close\r\n\r\n" + body;
+      ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+      ::close(fd);
+    }
+  });
+  const std::string out = Dir() + "/damaged";
+  auto pulled = ucmoh::server::PullFromServer("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/x", out);
+  fake.join();
+  ::close(listener);
+  ASSERT_FALSE(pulled.ok());
+  EXPECT_NE(pulled.status().message().find("does not match the size and sha256"), std::string::npos)
+      << pulled.status().message();
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(Dir()))
+    EXPECT_EQ(e.path().filename().string().find(".damaged.partial"), std::string::npos) << e.path();
+}
+
+TEST_F(RegistryServe, KilledMidRequestLeavesAVerifiedRegistry) {
+  std::thread reader([&] {
+    for (int i = 0; i < 50; ++i) (void)HttpGet(url_, "/artifacts/1/weights.bin", 1 << 26, 5);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  reader.join();
+  auto r = Registry("verify");
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
+}  // namespace
