@@ -57,5 +57,6 @@ add_dependencies(lifelong_step_test ucmoh_tensorcore)
 ucmoh_add_test(registry_serve_test registry_serve_test.cpp)
 target_link_libraries(registry_serve_test PRIVATE ucmoh_server ucmoh_registry_test_support nlohmann_json::nlohmann_json)
 target_include_directories(registry_serve_test PRIVATE ${PROJECT_SOURCE_DIR}/server/src)
-target_compile_definitions(registry_serve_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
-add_dependencies(registry_serve_test registry)
+target_compile_definitions(registry_serve_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>"
+  UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>")
+add_dependencies(registry_serve_test registry registry_test_helper)

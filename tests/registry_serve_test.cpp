@@ -68,6 +68,22 @@ std::string RawExchange(int port, const std::string& bytes) {
   return out;
 }
 
+// One request with an optional bearer token and body; the raw answer.
+std::string Request(int port, const std::string& method, const std::string& path, const std::string& body,
+                    const std::string& token) {
+  std::string head = method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
+  if (!token.empty()) head += "Authorization: Bearer " + token + "\r\n";
+  return RawExchange(port, head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+}
+
+nlohmann::json BodyOf(const std::string& answer) {
+  const size_t at = answer.find("\r\n\r\n");
+  return at == std::string::npos ? nlohmann::json() : nlohmann::json::parse(answer.substr(at + 4), nullptr, false);
+}
+
+const char kWriteToken[] = "write-token-0123456789abcdef";
+const char kReadToken[] = "read-token-0123456789abcdef";
+
 int StatusOf(const std::string& answer) {
   return answer.size() > 12 && answer.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(answer.substr(9, 3)) : -1;
 }
@@ -82,13 +98,14 @@ class RegistryServe : public ::testing::Test {
     r = Registry("add-intrinsic tensorcore.i8816 --epochs 2 -q");
     ASSERT_EQ(r.rc, 0) << r.out;
     ASSERT_EQ(Registry("alias set stable ucmoh@1").rc, 0);
+    std::ofstream(Dir() + "/tokens") << "# scope token\nwrite " << kWriteToken << "\nread " << kReadToken << "\n";
   }
 
   void SetUp() override {
     UCMOH_SKIP_WITHOUT_SHARED_DATA();
     server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
         UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json", "--db", Db(), "serve",
-        "--listen", "127.0.0.1:0", "--refresh-ms", "100", "--cache", Dir() + "/cache"});
+        "--listen", "127.0.0.1:0", "--refresh-ms", "100", "--cache", Dir() + "/cache", "--tokens", Dir() + "/tokens"});
     const std::string line = server_->ReadLine(30000);
     const size_t at = line.rfind(':');
     ASSERT_NE(at, std::string::npos) << "no listening line from the server: '" << line << "'";
@@ -128,7 +145,9 @@ TEST_F(RegistryServe, JsonApiIsTheCliJson) {
     learned |= i["intrinsic"] == "tensorcore.i8816" && i["learned_in_version"] == 1 && i["records"] > 100;
   EXPECT_TRUE(learned) << intrinsics.dump();
   EXPECT_GE(GetJson("/api/plugins")["plugins"].size(), 3u);
-  EXPECT_EQ(GetJson("/api/aliases").size(), 2u);  // latest, stable
+  bool stable = false;
+  for (const auto& a : GetJson("/api/aliases")) stable |= a["name"] == "stable" && a["version"] == 1;
+  EXPECT_TRUE(stable);
   EXPECT_FALSE(GetJson("/api/events?from=0&limit=2").empty());
   EXPECT_EQ(GetJson("/api/events?limit=2").size(), 2u);
 }
@@ -163,7 +182,8 @@ TEST_F(RegistryServe, RefusesWhatItShouldByStatus) {
   EXPECT_EQ(GetJson("/artifacts/1/../../../etc/passwd", 400)["error"].is_string(), true);
   EXPECT_EQ(GetJson("/artifacts/1/%2e%2e/x", 400)["error"].is_string(), true);
   EXPECT_EQ(GetJson("/artifacts/1/secret.txt", 404)["error"].is_string(), true);
-  EXPECT_EQ(StatusOf(RawExchange(port_, "POST /api/versions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")), 405);
+  EXPECT_EQ(StatusOf(RawExchange(port_, "PATCH /api/versions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")), 405);
+  EXPECT_EQ(StatusOf(Request(port_, "POST", "/api/versions", "", kWriteToken)), 405);
   EXPECT_EQ(StatusOf(RawExchange(port_, "GET / HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n")), 431);
   EXPECT_EQ(StatusOf(RawExchange(port_, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")), 413);
   EXPECT_EQ(StatusOf(RawExchange(port_, "NOT HTTP AT ALL\r\n\r\n")), 400);
@@ -194,6 +214,7 @@ TEST_F(RegistryServe, ArtifactsCarryTheirShaAsETag) {
 // The writer commits a version while 50 clients read and pull: every answer
 // is whole, every pull verifies, and the new version appears.
 TEST_F(RegistryServe, ManyClientsDuringACommitSeeOnlyWholeVersions) {
+  const size_t before = GetJson("/api/versions").size();
   std::atomic<int> failures{0};
   std::atomic<bool> committing{true};
   std::thread writer([&] {
@@ -218,8 +239,79 @@ TEST_F(RegistryServe, ManyClientsDuringACommitSeeOnlyWholeVersions) {
   writer.join();
   EXPECT_EQ(failures.load(), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // > --refresh-ms
-  EXPECT_EQ(GetJson("/api/versions").size(), 2u);
-  EXPECT_EQ(GetJson("/api/versions/ucmoh@latest")["version"], 2);
+  EXPECT_EQ(GetJson("/api/versions").size(), before + 1);
+  EXPECT_EQ(GetJson("/api/versions/ucmoh@latest")["version"], before + 1);
+}
+
+TEST_F(RegistryServe, WritesNeedAWriteToken) {
+  const std::string alias = R"({"version": "ucmoh@1"})";
+  std::string answer = Request(port_, "PUT", "/api/aliases/prod", alias, "");
+  EXPECT_EQ(StatusOf(answer), 401);
+  EXPECT_NE(answer.find("WWW-Authenticate: Bearer"), std::string::npos) << answer;
+  EXPECT_EQ(StatusOf(Request(port_, "PUT", "/api/aliases/prod", alias, "not-a-known-token-at-all")), 401);
+  EXPECT_EQ(StatusOf(Request(port_, "PUT", "/api/aliases/prod", alias, kReadToken)), 403);
+  answer = Request(port_, "PUT", "/api/aliases/prod", alias, kWriteToken);
+  ASSERT_EQ(StatusOf(answer), 200) << answer;
+  auto show = Registry("versions --json");
+  EXPECT_NE(show.out.find("\"prod\""), std::string::npos) << show.out;  // the CLI sees it: it is in RocksDB
+  EXPECT_EQ(StatusOf(Request(port_, "PUT", "/api/aliases/prod", R"({"version": "ucmoh@99"})", kWriteToken)), 404);
+  EXPECT_EQ(StatusOf(Request(port_, "PUT", "/api/aliases/prod", "{not json", kWriteToken)), 400);
+  EXPECT_EQ(StatusOf(Request(port_, "DELETE", "/api/aliases/prod", "", kWriteToken)), 200);
+  // A record its plugin cannot take: refused by line, nothing stored.
+  const auto before = GetJson("/api/intrinsics");
+  answer = Request(port_, "POST", "/api/records", "{\"target\":\"x86\"}\n", kWriteToken);
+  EXPECT_EQ(StatusOf(answer), 400);
+  EXPECT_NE(BodyOf(answer)["error"].get<std::string>().find("upload:1:"), std::string::npos) << answer;
+  EXPECT_EQ(StatusOf(Request(port_, "POST", "/api/records", "\n", kWriteToken)), 400);
+  EXPECT_EQ(GetJson("/api/intrinsics"), before);
+  EXPECT_EQ(StatusOf(Request(port_, "POST", "/api/jobs", R"({"intrinsic": "x", "bogus": 1})", kWriteToken)), 400);
+  EXPECT_EQ(StatusOf(Request(port_, "PATCH", "/api/versions", "", kWriteToken)), 405);
+}
+
+// Another process holds the write lock: a write gets 409 naming that, reads
+// go on; once it lets go, the same write succeeds.
+TEST_F(RegistryServe, AWriteWhileAnotherProcessWritesGets409) {
+  ChildProcess holder({UCMOH_REGISTRY_HELPER, "hold", Db()});
+  ASSERT_EQ(holder.ReadLine(20000), "ready");
+  const std::string alias = R"({"version": 1})";
+  std::string answer = Request(port_, "PUT", "/api/aliases/held", alias, kWriteToken);
+  EXPECT_EQ(StatusOf(answer), 409) << answer;
+  EXPECT_NE(answer.find("another process holds it"), std::string::npos) << answer;
+  EXPECT_TRUE(GetJson("/api/versions").is_array());
+  holder.CloseStdin();
+  holder.Wait();
+  EXPECT_EQ(StatusOf(Request(port_, "PUT", "/api/aliases/held", alias, kWriteToken)), 200);
+}
+
+// Records uploaded over HTTP, then add-intrinsic as a job polled to its end:
+// a new version the read API and the CLI both see.
+TEST_F(RegistryServe, UploadAndAddIntrinsicJobCommitAVersion) {
+  const std::string csv = Dir() + "/fp16.csv", jsonl = Dir() + "/fp16.jsonl";
+  {
+    std::ifstream in(ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_fp16_fp32_accum.csv");
+    std::ofstream out(csv);
+    std::string line;
+    for (int i = 0; i <= 300 && std::getline(in, line); ++i) out << line << "\n";
+  }
+  ASSERT_EQ(Registry("import cutlass " + csv + " -o " + jsonl).rc, 0);
+  const size_t versions = GetJson("/api/versions").size();
+  std::string answer = Request(port_, "POST", "/api/records", *ucmoh::ReadFileBytes(jsonl), kWriteToken);
+  ASSERT_EQ(StatusOf(answer), 200) << answer;
+  EXPECT_EQ(BodyOf(answer)["read"], 300);
+  answer = Request(port_, "POST", "/api/jobs", R"({"intrinsic": "tensorcore.s16816", "epochs": 2})", kWriteToken);
+  ASSERT_EQ(StatusOf(answer), 202) << answer;
+  const int64_t id = BodyOf(answer)["id"];
+  nlohmann::json job;
+  for (int i = 0; i < 600; ++i) {
+    job = GetJson("/api/jobs/" + std::to_string(id));
+    if (job["state"] == "done" || job["state"] == "failed") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(job["state"], "done") << job.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(GetJson("/api/versions").size(), versions + 1);
+  EXPECT_EQ(GetJson("/api/versions/ucmoh@latest")["version"], job["version"]);
+  EXPECT_EQ(Registry("verify").rc, 0);
 }
 
 // A download that does not match what the index lists leaves nothing: a

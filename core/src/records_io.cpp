@@ -26,8 +26,8 @@ Status WriteAllAndSync(int fd, const std::string& data, const std::string& path)
 
 }  // namespace
 
-Expected<std::vector<Record>> ParseRecordsText(std::string_view text) {
-  std::vector<Record> out;
+Expected<std::vector<NumberedRecord>> ParseNumberedRecordsText(std::string_view text, const std::string& source) {
+  std::vector<NumberedRecord> out;
   int64_t number = 0;
   for (size_t start = 0; start < text.size();) {
     size_t end = text.find('\n', start);
@@ -37,9 +37,18 @@ Expected<std::vector<Record>> ParseRecordsText(std::string_view text) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto record = RecordFromJsonLine(line);
-    if (!record.ok()) return record.status().WithContext("line " + std::to_string(number));
-    out.push_back(std::move(*record));
+    if (!record.ok()) return record.status().WithContext(source + std::to_string(number));
+    out.push_back({number, std::move(*record)});
   }
+  return out;
+}
+
+Expected<std::vector<Record>> ParseRecordsText(std::string_view text) {
+  auto numbered = ParseNumberedRecordsText(text, "line ");
+  if (!numbered.ok()) return numbered.status();
+  std::vector<Record> out;
+  out.reserve(numbered->size());
+  for (auto& n : *numbered) out.push_back(std::move(n.record));
   return out;
 }
 

@@ -98,6 +98,16 @@ Expected<RecordsIngestResult> AddRecordsFiles(RegistryStore& store, const Plugin
   return Ingest(store, plugins, all, "records add");
 }
 
+Expected<RecordsIngestResult> AddRecordsText(RegistryStore& store, const PluginSet& plugins, std::string_view text,
+                                             const std::string& source) {
+  auto records = ParseNumberedRecordsText(text, source + ":");
+  if (!records.ok()) return records.status();
+  std::vector<Located> all;
+  all.reserve(records->size());
+  for (auto& r : *records) all.push_back({fmt::format("{}:{}", source, r.line), std::move(r.record)});
+  return Ingest(store, plugins, all, "records upload");
+}
+
 Expected<RecordsIngestResult> ImportRecordsFiles(RegistryStore& store, const PluginSet& plugins,
                                                  const std::string& format,
                                                  const std::vector<std::string>& files) {

@@ -12,6 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "routes.h"
@@ -38,6 +39,7 @@ void SetHeaders(Response& res, const HttpResponse& r, bool keep_alive) {
   res.set(http::field::content_type, r.content_type);
   if (!r.etag.empty()) res.set(http::field::etag, r.etag);
   if (r.immutable) res.set(http::field::cache_control, "public, max-age=31536000, immutable");
+  if (r.ask_for_token) res.set(http::field::www_authenticate, "Bearer");
   res.keep_alive(keep_alive);
 }
 
@@ -73,27 +75,41 @@ HttpResponse ParseError(const beast::error_code& ec) {
   return ErrorResponse(400, "malformed request: " + ec.message());
 }
 
+// Reads one request: the header first, then a body up to the limit its
+// route allows (a records upload may be large, nothing else is).
+bool ReadRequest(tcp::socket& socket, beast::flat_buffer& buffer, const ServeOptions& options,
+                 HttpRequest* out, bool* head, bool* keep_alive, beast::error_code& ec) {
+  http::request_parser<http::string_body> parser;
+  parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
+  http::read_header(socket, buffer, parser, ec);
+  if (ec) return false;
+  const bool upload = parser.get().method() == http::verb::post && parser.get().target() == "/api/records";
+  parser.body_limit(upload ? options.max_upload_bytes : options.max_body_bytes);
+  http::read(socket, buffer, parser, ec);
+  if (ec) return false;
+  const auto& req = parser.get();
+  *head = req.method() == http::verb::head;
+  *keep_alive = req.keep_alive();
+  *out = {std::string(req.method_string()), std::string(req.target()), std::string(req[http::field::if_none_match]),
+          std::string(req[http::field::authorization]), std::move(parser.release().body())};
+  return true;
+}
+
 void ServeConnection(tcp::socket socket, Router& router, const ServeOptions& options) {
   SetTimeouts(socket, options.idle_timeout_s);
   beast::flat_buffer buffer;
   for (;;) {
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
-    parser.body_limit(options.max_body_bytes);
+    HttpRequest request;
+    bool head = false, keep_alive = false;
     beast::error_code ec;
-    http::read(socket, buffer, parser, ec);
-    if (ec == http::error::end_of_stream || ec == asio::error::connection_reset) break;
-    if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::timed_out) break;
-    if (ec) {
-      Write(socket, ParseError(ec), false, false, ec);
+    if (!ReadRequest(socket, buffer, options, &request, &head, &keep_alive, ec)) {
+      const bool quiet_end = ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+                             ec == asio::error::would_block || ec == asio::error::try_again ||
+                             ec == asio::error::timed_out;
+      if (!quiet_end) Write(socket, ParseError(ec), false, false, ec);
       break;
     }
-    const auto& req = parser.get();
-    const bool head = req.method() == http::verb::head;
-    HttpRequest request{std::string(req.method_string()), std::string(req.target()),
-                        std::string(req[http::field::if_none_match])};
     const HttpResponse response = router.Handle(request);
-    const bool keep_alive = req.keep_alive();
     Write(socket, response, head, keep_alive, ec);
     if (ec || !keep_alive) break;
   }
@@ -133,12 +149,16 @@ namespace {
 // What the connection threads share. Held by shared_ptr, so a thread still
 // answering after Serve returned (SIGTERM mid-request) never sees it freed.
 struct ServerState {
-  ServerState(const ServeOptions& o, const std::string& cache_dir, const PluginSet& plugins)
-      : options(o), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)), artifacts(cache_dir),
-        router(store, artifacts, plugins) {}
+  ServerState(const ServeOptions& o, const std::string& cache_dir, const PluginSet& plugins,
+              std::optional<AccessTokens> access)
+      : options(o), tokens(std::move(access)), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)),
+        artifacts(cache_dir), jobs(o.db_path, plugins, [this] { store.Invalidate(); }),
+        router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs}) {}
   const ServeOptions options;
+  const std::optional<AccessTokens> tokens;
   StoreView store;
   ArtifactCache artifacts;
+  JobQueue jobs;
   Router router;
   std::atomic<int> open_connections{0};
 };
@@ -179,7 +199,13 @@ Status Serve(const ServeOptions& options, const PluginSet& plugins,
              const std::function<void(const std::string& bound)>& on_listening) {
   auto cache_dir = CacheDir(options);
   if (!cache_dir.ok()) return cache_dir.status();
-  auto state = std::make_shared<ServerState>(options, *cache_dir, plugins);
+  std::optional<AccessTokens> tokens;
+  if (!options.tokens_path.empty()) {
+    auto loaded = AccessTokens::Load(options.tokens_path);
+    if (!loaded.ok()) return loaded.status();
+    tokens = std::move(*loaded);
+  }
+  auto state = std::make_shared<ServerState>(options, *cache_dir, plugins, std::move(tokens));
   if (auto first = state->store.Current(); !first.ok()) return first.status();  // a missing registry fails now
   asio::io_context io;
   auto acceptor = Listen(io, options);

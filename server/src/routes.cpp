@@ -18,15 +18,19 @@ int HttpStatusOf(const Status& s) {
   switch (s.code()) {
     case Status::Code::kNotFound: return 404;
     case Status::Code::kInvalidArgument: return 400;
-    case Status::Code::kBusy: return 503;
+    case Status::Code::kAlreadyExists: return 409;
+    case Status::Code::kBusy: return 409;  // another writer holds the registry's lock
     default: return 500;
   }
 }
 
+}  // namespace
+
 HttpResponse FromStatus(const Status& s) { return ErrorResponse(HttpStatusOf(s), s.message()); }
 
-HttpResponse JsonResponse(const json& j) {
+HttpResponse JsonResponse(const json& j, int status) {
   HttpResponse r;
+  r.status = status;
   r.body = j.dump();
   return r;
 }
@@ -41,6 +45,8 @@ bool IsPlainPath(const std::string& path) {
     if (c < 0x20 || c == 0x7f || c == '\\') return false;
   return true;
 }
+
+namespace {
 
 // "a/b/c" after `prefix`, or nullopt when the path does not start with it.
 std::optional<std::string> After(const std::string& path, const std::string& prefix) {
@@ -85,12 +91,14 @@ HttpResponse ErrorResponse(int status, const std::string& message) {
 }
 
 HttpResponse Router::Handle(const HttpRequest& request) {
-  if (request.method != "GET" && request.method != "HEAD")
-    return ErrorResponse(405, "method " + request.method + " is not allowed here (GET or HEAD)");
   const size_t q = request.target.find('?');
   const std::string path = request.target.substr(0, q);
   const std::string query = q == std::string::npos ? "" : request.target.substr(q + 1);
   if (!IsPlainPath(path)) return ErrorResponse(400, "malformed path '" + path + "'");
+  if (request.method == "POST" || request.method == "PUT" || request.method == "DELETE")
+    return Write(request, path);
+  if (request.method != "GET" && request.method != "HEAD")
+    return ErrorResponse(405, "method " + request.method + " is not allowed (GET, HEAD, POST, PUT, DELETE)");
   if (path == "/healthz") return JsonResponse({{"ok", true}});
   auto store = store_.Current();
   if (!store.ok()) return FromStatus(store.status());
@@ -139,6 +147,8 @@ HttpResponse Router::Get(const registry::RegistryStore& store, const std::string
     return ArtifactFile(store, rest->substr(0, slash), rest->substr(slash + 1));
   }
   if (auto rest = After(path, "/blobs/")) return Blob(store, *rest);
+  if (path == "/api/jobs") return writes_.jobs ? JsonResponse(writes_.jobs->List()) : JsonResponse(json::array());
+  if (auto rest = After(path, "/api/jobs/")) return Jobs(*rest);
   return ErrorResponse(404, "no route for '" + path + "'");
 }
 
@@ -183,6 +193,15 @@ HttpResponse Router::ArtifactFile(const registry::RegistryStore& store, const st
   r.etag = "\"" + f->sha256 + "\"";
   r.immutable = true;
   return r;
+}
+
+HttpResponse Router::Jobs(const std::string& id_text) {
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc() || end != id_text.data() + id_text.size() || !writes_.jobs)
+    return ErrorResponse(404, "no job '" + id_text + "'");
+  auto job = writes_.jobs->Get(id);
+  return job.ok() ? JsonResponse(*job) : FromStatus(job.status());
 }
 
 HttpResponse Router::Blob(const registry::RegistryStore& store, const std::string& sha256) {

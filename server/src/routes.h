@@ -1,11 +1,14 @@
 // The server's routes as a plain function of a request: no sockets, no Beast,
-// so every answer can be read (and tested) without a network. docs/serve.md.
+// so every answer can be read (and tested) without a network. Reads are in
+// routes.cpp, writes (behind a bearer token) in write_routes.cpp. docs/serve.md.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "access_tokens.h"
 #include "artifact_cache.h"
+#include "job_queue.h"
 #include "store_view.h"
 #include "ucmoh/plugin_loader.h"
 
@@ -15,6 +18,8 @@ struct HttpRequest {
   std::string method;         // "GET", "HEAD", ...
   std::string target;         // path and query, as sent
   std::string if_none_match;  // the If-None-Match header, "" when absent
+  std::string authorization;  // the Authorization header, "" when absent
+  std::string body;
 };
 
 struct HttpResponse {
@@ -25,12 +30,20 @@ struct HttpResponse {
   uint64_t file_size = 0;
   std::string etag;       // quoted strong ETag, "" for none
   bool immutable = false; // content addressed: cache forever
+  bool ask_for_token = false;  // 401: send WWW-Authenticate: Bearer
+};
+
+// What the write routes need besides the read view.
+struct WriteAccess {
+  std::string db_path;
+  const AccessTokens* tokens = nullptr;  // null: writes are disabled
+  JobQueue* jobs = nullptr;
 };
 
 class Router {
  public:
-  Router(StoreView& store, ArtifactCache& artifacts, const PluginSet& plugins)
-      : store_(store), artifacts_(artifacts), plugins_(plugins) {}
+  Router(StoreView& store, ArtifactCache& artifacts, const PluginSet& plugins, WriteAccess writes)
+      : store_(store), artifacts_(artifacts), plugins_(plugins), writes_(std::move(writes)) {}
 
   HttpResponse Handle(const HttpRequest& request);
 
@@ -40,11 +53,26 @@ class Router {
   HttpResponse ArtifactFile(const registry::RegistryStore& store, const std::string& version,
                             const std::string& file);
   HttpResponse Blob(const registry::RegistryStore& store, const std::string& sha256);
+  HttpResponse Jobs(const std::string& rest);
+
+  // write_routes.cpp
+  HttpResponse Write(const HttpRequest& request, const std::string& path);
+  HttpResponse UploadRecords(const std::string& body);
+  HttpResponse SetAlias(const std::string& name, const std::string& body);
+  HttpResponse DeleteAlias(const std::string& name);
+  HttpResponse SubmitJob(const std::string& body);
 
   StoreView& store_;
   ArtifactCache& artifacts_;
   const PluginSet& plugins_;
+  const WriteAccess writes_;
 };
+
+// Status -> HTTP status: NotFound 404, InvalidArgument 400, Busy 409, else 500.
+HttpResponse FromStatus(const Status& s);
+HttpResponse JsonResponse(const nlohmann::json& j, int status = 200);
+// Plain paths only: no percent escapes, dot or empty segments, control bytes.
+bool IsPlainPath(const std::string& path);
 
 // A JSON error body {"error": message} with the status.
 HttpResponse ErrorResponse(int status, const std::string& message);

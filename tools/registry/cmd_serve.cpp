@@ -1,4 +1,5 @@
-// registry serve --listen HOST:PORT: the registry over HTTP (docs/serve.md).
+// registry serve --listen HOST:PORT [--tokens FILE]: the registry over HTTP
+// (docs/serve.md).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -19,6 +20,8 @@ Command AddServeCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--max-connections", options->max_connections, "Open connections beyond this get 503")
       ->capture_default_str()->check(CLI::Range(1, 100000));
   sub->add_option("--cache", options->cache_dir, "Folder for built artifacts (default: a temporary folder)");
+  sub->add_option("--tokens", options->tokens_path,
+                  "File of bearer tokens ('write TOKEN' / 'read TOKEN' per line); without it, writes are refused");
   return {sub, [&global, listen, options]() {
             auto plugins = Plugins(global);
             if (!plugins.ok()) return Fail(plugins.status());

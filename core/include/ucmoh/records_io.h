@@ -31,6 +31,10 @@ Expected<std::set<std::string>> ReadProgramKeys(const std::string& path);
 // skipped; the first malformed line fails with "line N: what".
 Expected<std::vector<Record>> ParseRecordsText(std::string_view text);
 
+// The same with line numbers; errors start with `source` and the number
+// ("upload:" gives "upload:12: what").
+Expected<std::vector<NumberedRecord>> ParseNumberedRecordsText(std::string_view text, const std::string& source);
+
 // Writes records atomically: to PATH.tmp, fsync, rename. Nothing half-written.
 Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records);
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ucmoh/cost_model.h"
@@ -32,6 +33,10 @@ struct RecordsIngestResult {
 // AddRecords call and registers their intrinsics.
 Expected<RecordsIngestResult> AddRecordsFiles(RegistryStore& store, const PluginSet& plugins,
                                               const std::vector<std::string>& files);
+
+// The same for JSONL text (an HTTP upload); errors name "SOURCE:LINE".
+Expected<RecordsIngestResult> AddRecordsText(RegistryStore& store, const PluginSet& plugins, std::string_view text,
+                                             const std::string& source);
 
 // The same for foreign files through a plugin importer ("cutlass").
 Expected<RecordsIngestResult> ImportRecordsFiles(RegistryStore& store, const PluginSet& plugins,

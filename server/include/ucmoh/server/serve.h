@@ -1,7 +1,9 @@
 // `registry serve` (issue 17): one registry over HTTP/1.1 for a fleet of
 // compilers. Read-only over the RocksDB directory, so the one writer
 // (add-intrinsic, records add, alias set) keeps working beside it; commits
-// appear within `refresh_ms`. docs/serve.md lists the routes.
+// appear within `refresh_ms`. Writes (records upload, aliases, add-intrinsic
+// jobs) need a bearer token and open the registry for writing only while they
+// run. docs/serve.md lists the routes.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +22,11 @@ struct ServeOptions {
   int max_connections = 256;          // beyond: 503 and close
   int64_t refresh_ms = 1000;          // how stale the read view may get
   uint64_t max_header_bytes = 8192;   // larger: 431
-  uint64_t max_body_bytes = 1 << 20;  // larger: 413
+  uint64_t max_body_bytes = 1 << 20;  // larger: 413 (except a records upload)
+  uint64_t max_upload_bytes = 256ull << 20;  // POST /api/records; larger: 413
   int idle_timeout_s = 30;            // a connection silent this long is closed
   std::string cache_dir;              // built artifacts; "" = a temporary directory
+  std::string tokens_path;            // bearer tokens for writes; "" = writes disabled
 };
 
 // Binds, calls `on_listening("HOST:PORT")`, and serves until SIGINT or
