@@ -128,7 +128,9 @@ void CheckAgainstFixture(const TargetPlugin& plugin, const std::vector<Record>& 
     EXPECT_EQ(it->second, TokenHash(*tokens)) << r.task.key << " " << CanonicalString(r.schedule);
     ++checked;
   }
-  if (!update) EXPECT_EQ(checked, static_cast<int>(sample.size()));
+  if (!update) {
+    EXPECT_EQ(checked, static_cast<int>(sample.size()));
+  }
 }
 
 TEST(TokenStability, SampleIsBigAndHasTwoThreadPrograms) {

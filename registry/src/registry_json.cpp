@@ -32,7 +32,10 @@ json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliase
   for (const auto& r : v.evaluation.rows)
     rows.push_back({{"intrinsic", r.intrinsic}, {"pca", r.pca}, {"top1", r.top1}, {"top5", r.top5}});
   json hp = json::object();
-  for (const auto& [k, p] : v.hyper_parameters) std::visit([&](const auto& x) { hp[k] = x; }, p);
+  for (const auto& entry : v.hyper_parameters) {
+    json& slot = hp[entry.first];  // clang's C++17 cannot capture a structured binding
+    std::visit([&](const auto& x) { slot = x; }, entry.second);
+  }
   return {{"version", v.number}, {"name", v.name}, {"parent", v.parent}, {"intrinsics", v.intrinsics},
           {"acc", v.evaluation.acc}, {"bwt", v.evaluation.bwt}, {"evaluation", rows},
           {"hyper_parameters", hp}, {"created_at", v.created_at}, {"tool_version", v.tool_version},
