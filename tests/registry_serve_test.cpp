@@ -314,6 +314,60 @@ TEST_F(RegistryServe, UploadAndAddIntrinsicJobCommitAVersion) {
   EXPECT_EQ(Registry("verify").rc, 0);
 }
 
+// What headless Chromium (Debian's, installed by tools/setup) renders for a
+// page: the DOM after layout, and a screenshot's PNG width and height.
+struct Rendered {
+  std::string dom;
+  uint32_t width = 0, height = 0;
+};
+
+Rendered RenderInChromium(const std::string& url, const std::string& png) {
+  const std::string chromium = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars ";
+  Rendered r;
+  r.dom = ucmoh::testing::RunCommand("timeout 120 " + chromium + "--dump-dom '" + url + "' 2>/dev/null").out;
+  ucmoh::testing::RunCommand("timeout 120 " + chromium + "--window-size=1100,800 --screenshot=" + png + " '" + url + "'");
+  auto bytes = ucmoh::ReadFileBytes(png);
+  if (bytes.ok() && bytes->size() > 24 && bytes->compare(1, 3, "PNG") == 0) {
+    auto be32 = [&](size_t at) {
+      return uint32_t(uint8_t((*bytes)[at])) << 24 | uint32_t(uint8_t((*bytes)[at + 1])) << 16 |
+             uint32_t(uint8_t((*bytes)[at + 2])) << 8 | uint32_t(uint8_t((*bytes)[at + 3]));
+    };
+    r.width = be32(16);  // IHDR
+    r.height = be32(20);
+  }
+  return r;
+}
+
+// Each page, as a browser shows it: the lineage graph, the R heatmap with the
+// numbers the API gives, the plugins' intrinsics, the event log.
+TEST_F(RegistryServe, PagesRenderInChromium) {
+  ASSERT_EQ(ucmoh::testing::RunCommand("command -v chromium").rc, 0) << "chromium is missing: run tools/setup";
+  Rendered index = RenderInChromium(Base(), Dir() + "/index.png");
+  EXPECT_EQ(index.width, 1100u);
+  EXPECT_EQ(index.height, 800u);
+  EXPECT_NE(index.dom.find("aria-label=\"lineage\""), std::string::npos) << index.dom.substr(0, 2000);
+  EXPECT_NE(index.dom.find("href=\"/versions/1\""), std::string::npos);
+  EXPECT_NE(index.dom.find("@stable"), std::string::npos);
+
+  Rendered version = RenderInChromium(Base() + "versions/ucmoh@stable", Dir() + "/version.png");
+  EXPECT_EQ(version.width, 1100u);
+  auto eval = GetJson("/api/versions/ucmoh@stable/evaluation");
+  char pca[32];
+  std::snprintf(pca, sizeof pca, "%.4f", eval["pca"][0][0].get<double>());
+  EXPECT_NE(version.dom.find("aria-label=\"PCA matrix\""), std::string::npos) << version.dom.substr(0, 2000);
+  EXPECT_NE(version.dom.find("aria-label=\"top-1 matrix\""), std::string::npos);
+  EXPECT_NE(version.dom.find(std::string(">") + pca + "</text>"), std::string::npos) << pca;
+  EXPECT_NE(version.dom.find("tensorcore.i8816"), std::string::npos);
+
+  Rendered plugins = RenderInChromium(Base() + "plugins", Dir() + "/plugins.png");
+  EXPECT_NE(plugins.dom.find("tensorcore.i16832"), std::string::npos);
+  EXPECT_NE(plugins.dom.find("x86.avx512"), std::string::npos);
+  Rendered events = RenderInChromium(Base() + "events", Dir() + "/events.png");
+  EXPECT_NE(events.dom.find("commit_version"), std::string::npos) << events.dom.substr(0, 2000);
+  // An unknown version is a 404 page, not a broken one.
+  EXPECT_EQ(GetJson("/versions/ucmoh@99", 404)["error"].is_string(), true);
+}
+
 // A download that does not match what the index lists leaves nothing: a
 // one-connection fake server answers the index, then a damaged file.
 TEST_F(RegistryServe, ADownloadThatDoesNotVerifyLeavesNothing) {

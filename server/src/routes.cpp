@@ -5,6 +5,7 @@
 #include <charconv>
 #include <optional>
 
+#include "pages.h"
 #include "ucmoh/registry/registry_json.h"
 #include "ucmoh/registry/registry_ops.h"
 
@@ -116,6 +117,7 @@ HttpResponse Router::Handle(const HttpRequest& request) {
 }
 
 HttpResponse Router::Get(const registry::RegistryStore& store, const std::string& path, const std::string& query) {
+  if (auto page = Page(store, path)) return *page;
   if (path == "/api/versions") {
     auto j = registry::VersionsJson(store);
     return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
@@ -192,6 +194,21 @@ HttpResponse Router::ArtifactFile(const registry::RegistryStore& store, const st
   r.file_size = f->size;
   r.etag = "\"" + f->sha256 + "\"";
   r.immutable = true;
+  return r;
+}
+
+// The HTML pages; nullopt for a path that is not one.
+std::optional<HttpResponse> Router::Page(const registry::RegistryStore& store, const std::string& path) {
+  Expected<std::string> page = Status::NotFound("");
+  if (path == "/") page = VersionsPage(store);
+  else if (path == "/plugins") page = PluginsPage(store, plugins_);
+  else if (path == "/events") page = EventsPage(store);
+  else if (auto ref = After(path, "/versions/")) page = VersionPage(store, *ref);
+  else return std::nullopt;
+  if (!page.ok()) return FromStatus(page.status());
+  HttpResponse r;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(*page);
   return r;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "access_tokens.h"
@@ -54,6 +55,7 @@ class Router {
                             const std::string& file);
   HttpResponse Blob(const registry::RegistryStore& store, const std::string& sha256);
   HttpResponse Jobs(const std::string& rest);
+  std::optional<HttpResponse> Page(const registry::RegistryStore& store, const std::string& path);
 
   // write_routes.cpp
   HttpResponse Write(const HttpRequest& request, const std::string& path);
