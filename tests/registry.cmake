@@ -55,8 +55,8 @@ add_dependencies(lifelong_step_test ucmoh_tensorcore)
 
 # `registry serve` and `registry pull http://...` over loopback (issue 17).
 ucmoh_add_test(registry_serve_test registry_serve_test.cpp)
-target_link_libraries(registry_serve_test PRIVATE ucmoh_server ucmoh_registry_test_support nlohmann_json::nlohmann_json)
+target_link_libraries(registry_serve_test PRIVATE ucmoh_server ucmoh_registry_test_support ucmoh nlohmann_json::nlohmann_json)
 target_include_directories(registry_serve_test PRIVATE ${PROJECT_SOURCE_DIR}/server/src)
 target_compile_definitions(registry_serve_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>"
-  UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>")
+  UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>" UCMOH_LIBUCMOH="$<TARGET_FILE:ucmoh>")
 add_dependencies(registry_serve_test registry registry_test_helper)

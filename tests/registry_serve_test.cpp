@@ -24,6 +24,7 @@
 #include "shared_data.h"
 #include "ucmoh/file_bytes.h"
 #include "ucmoh/server/remote_pull.h"
+#include "ucmoh/ucmoh.h"
 
 namespace fs = std::filesystem;
 
@@ -312,6 +313,58 @@ TEST_F(RegistryServe, UploadAndAddIntrinsicJobCommitAVersion) {
   EXPECT_EQ(GetJson("/api/versions").size(), versions + 1);
   EXPECT_EQ(GetJson("/api/versions/ucmoh@latest")["version"], job["version"]);
   EXPECT_EQ(Registry("verify").rc, 0);
+}
+
+// The scores libucmoh gives for `records` through a model opened at
+// (path, ref); empty (with a failure) when it cannot open or score.
+std::vector<float> ScoreThroughCApi(const std::string& path, const std::string& ref, const std::string& records) {
+  ucmoh_model* model = nullptr;
+  const std::string plugins = std::string(UCMOH_SOURCE_DIR) + "/plugins.json";
+  if (ucmoh_open_registry(path.c_str(), ref.c_str(), plugins.c_str(), &model) != UCMOH_OK) {
+    ADD_FAILURE() << "open " << path << " " << ref << ": " << ucmoh_last_error();
+    return {};
+  }
+  std::vector<float> scores(4096);
+  size_t count = 0;
+  const ucmoh_code code = ucmoh_score(model, UCMOH_FORMAT_RECORDS, records.data(), records.size(), scores.data(),
+                                      scores.size(), &count);
+  EXPECT_EQ(code, UCMOH_OK) << ucmoh_last_error();
+  ucmoh_close(model);
+  scores.resize(code == UCMOH_OK ? count : 0);
+  return scores;
+}
+
+// A compiler opens "http://HOST:PORT" with a ref through the C API: the
+// version is pulled into the cache, verified, and scores exactly as the same
+// version opened from the registry directory.
+TEST_F(RegistryServe, CApiOpensAServer) {
+  const std::string records = Dir() + "/score.jsonl";
+  ASSERT_EQ(Registry("import cutlass " + Dir() + "/subset.csv -o " + records).rc, 0);
+  ::setenv("UCMOH_CACHE_DIR", (Dir() + "/client-cache").c_str(), 1);
+  const std::string text = *ucmoh::ReadFileBytes(records);
+  const auto local = ScoreThroughCApi(Db(), "ucmoh@stable", text);
+  const auto remote = ScoreThroughCApi("http://127.0.0.1:" + std::to_string(port_), "ucmoh@stable", text);
+  ASSERT_FALSE(local.empty());
+  EXPECT_EQ(remote, local);
+  EXPECT_TRUE(fs::exists(Dir() + "/client-cache/http/127.0.0.1_" + std::to_string(port_) + "/ucmoh@stable/weights.bin"));
+  // A ref the server does not have: the server's 404, named.
+  ucmoh_model* model = nullptr;
+  EXPECT_EQ(ucmoh_open_registry(("http://127.0.0.1:" + std::to_string(port_)).c_str(), "ucmoh@99", nullptr, &model),
+            UCMOH_NOT_FOUND);
+  EXPECT_NE(std::string(ucmoh_last_error()).find("HTTP 404"), std::string::npos) << ucmoh_last_error();
+}
+
+// The same through the Python package (Debian's python3; left out of the
+// sanitizer suite with the other Python tests: the interpreter is not built
+// with ASan).
+TEST_F(RegistryServe, PythonPackageOpensAServer) {
+  const std::string py = "UCMOH_LIBRARY=" + std::string(UCMOH_LIBUCMOH) + " PYTHONPATH=" + UCMOH_SOURCE_DIR +
+                         "/python /usr/bin/python3 -c \"import ucmoh; m = ucmoh.open('http://127.0.0.1:" +
+                         std::to_string(port_) + "', 'ucmoh@stable', plugins='" + UCMOH_SOURCE_DIR +
+                         "/plugins.json'); print(m.info['registry_version'], m.info['source'])\"";
+  auto r = ucmoh::testing::RunCommand(py);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out, "1 pulled\n");
 }
 
 // What headless Chromium (Debian's, installed by tools/setup) renders for a

@@ -15,6 +15,7 @@
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
 #include "ucmoh/registry/version_update.h"
+#include "ucmoh/server/remote_pull.h"
 #include "ucmoh/sha256.h"
 #include "ucmoh/state_dir.h"
 
@@ -64,6 +65,11 @@ registry::ModelVersion VersionFromManifest(const json& m) {
 Expected<std::unique_ptr<ScoringModel>> ScoringModel::OpenRegistry(const std::string& registry_path,
                                                                    const std::string& ref,
                                                                    const std::string& plugins_json) {
+  if (server::IsRemoteReference(registry_path)) {  // `registry serve` elsewhere: pull, then open what was pulled
+    auto cached = server::PullToCache(registry_path, ref);
+    if (!cached.ok()) return cached.status();
+    return OpenPulled(cached->dir, plugins_json);
+  }
   auto plugins = LoadPlugins(plugins_json);
   if (!plugins.ok()) return plugins.status();
   auto store = registry::RegistryStore::Open(registry_path, registry::OpenMode::kReadOnly);

@@ -130,10 +130,12 @@ class Model:
 
 def open(path, ref=None, plugins=None):
     """A registry version (`path` a registry, `ref` like "ucmoh@stable"; default
-    latest) or a pulled model (`path` a `registry pull` directory, no ref)."""
+    latest), a version on a server (`path` "http://HOST:PORT", pulled into the
+    local cache and verified), or a pulled model (`path` a `registry pull`
+    directory, no ref)."""
     handle = ctypes.c_void_p()
     plugins_arg = plugins.encode() if plugins else None
-    if os.path.isfile(os.path.join(path, "manifest.json")):
+    if not path.startswith(("http://", "https://")) and os.path.isfile(os.path.join(path, "manifest.json")):
         if ref is not None:
             raise Error(1, f"{path} is a pulled model (one version); do not give a ref")
         _check_pulled_schema(path)

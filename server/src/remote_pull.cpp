@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -134,6 +136,38 @@ Expected<RemotePullResult> PullFromServer(const std::string& url, const std::str
   result.model_path = (target / "model.pt").string();
   result.manifest_path = (target / "manifest.json").string();
   return result;
+}
+
+namespace {
+
+std::string CacheRoot() {
+  if (const char* dir = std::getenv("UCMOH_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ucmoh";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ucmoh";
+  return (fs::temp_directory_path() / "ucmoh-cache").string();
+}
+
+// A folder name from free text: letters, digits, '.', '-', '@' kept, the rest '_'.
+std::string FolderName(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '@') c = '_';
+  return out;
+}
+
+}  // namespace
+
+Expected<CachedPull> PullToCache(const std::string& server_url, const std::string& ref) {
+  auto server = ParseHttpUrl(server_url);
+  if (!server.ok()) return server.status();
+  if (server->path != "/")
+    return Status::InvalidArgument("'" + server_url + "': give the server as http://HOST:PORT and the version as the ref");
+  CachedPull out;
+  out.dir = CacheRoot() + "/http/" + FolderName(server->host + "_" + server->port) + "/" + FolderName(ref);
+  auto pulled = PullFromServer("http://" + server->host + ":" + server->port + "/" + ref, out.dir);
+  if (!pulled.ok()) return pulled.status();
+  out.pull = *pulled;
+  return out;
 }
 
 }  // namespace ucmoh::server

@@ -69,7 +69,11 @@ UCMOH_API const char* ucmoh_last_error(void);
 /* Opens version `ref` ("ucmoh@stable", "ucmoh@3", "latest"; NULL: latest)
  * of the registry at `registry_path`. `plugins_json` names the plugin
  * manifest (NULL: $UCMOH_PLUGINS, ./plugins.json, or the one installed
- * beside this library). The registry is read, not locked, until a commit. */
+ * beside this library). The registry is read, not locked, until a commit.
+ * `registry_path` may also be a server, "http://HOST:PORT" (`registry serve`):
+ * the version is pulled into the local cache ($UCMOH_CACHE_DIR, else
+ * $XDG_CACHE_HOME/ucmoh, else ~/.cache/ucmoh), every file verified by sha256,
+ * and opened as a pulled model (it scores; updating needs a local registry). */
 UCMOH_API ucmoh_code ucmoh_open_registry(const char* registry_path, const char* ref, const char* plugins_json,
                                          ucmoh_model** out);
 

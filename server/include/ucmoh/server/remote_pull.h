@@ -23,4 +23,15 @@ bool IsRemoteReference(const std::string& ref);
 
 Expected<RemotePullResult> PullFromServer(const std::string& url, const std::string& dir);
 
+// For the C API and the Python package, which open "http://HOST:PORT" with a
+// ref: pulls `ref` from the server into the local cache
+// ($UCMOH_CACHE_DIR, else $XDG_CACHE_HOME/ucmoh, else ~/.cache/ucmoh, then
+// http/HOST_PORT/REF) and returns where. Every open pulls again, so an alias
+// that moved on the server is followed.
+struct CachedPull {
+  RemotePullResult pull;
+  std::string dir;
+};
+Expected<CachedPull> PullToCache(const std::string& server_url, const std::string& ref);
+
 }  // namespace ucmoh::server
