@@ -421,6 +421,37 @@ TEST_F(RegistryServe, PagesRenderInChromium) {
   EXPECT_EQ(GetJson("/versions/ucmoh@99", 404)["error"].is_string(), true);
 }
 
+// With a certificate the server speaks HTTPS only: a pull that trusts the
+// certificate ($UCMOH_CA_FILE) verifies and succeeds, one that does not is
+// refused at the handshake and leaves nothing, plain HTTP gets no answer.
+TEST_F(RegistryServe, ServesHttpsWithACertificate) {
+  const std::string cert = Dir() + "/cert.pem", key = Dir() + "/key.pem";
+  auto made = ucmoh::testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 "
+                                         "-addext subjectAltName=IP:127.0.0.1 -keyout " + key + " -out " + cert);
+  ASSERT_EQ(made.rc, 0) << made.out;
+  ChildProcess tls_server({UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json", "--db",
+                           Db(), "serve", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key});
+  const std::string line = tls_server.ReadLine(30000);
+  ASSERT_NE(line.find("https://127.0.0.1:"), std::string::npos) << line;
+  const std::string port = line.substr(line.rfind(':') + 1, line.size() - line.rfind(':') - 2);
+  const std::string url = "https://127.0.0.1:" + port + "/ucmoh@stable";
+  auto r = Registry("pull " + url + " -o " + Dir() + "/untrusted");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(Dir() + "/untrusted"));
+  r = ucmoh::testing::RunCommand("UCMOH_CA_FILE=" + cert + " " + UCMOH_REGISTRY_BIN + " pull " + url + " -o " + Dir() +
+                                 "/trusted");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(fs::exists(Dir() + "/trusted/weights.bin"));
+  EXPECT_EQ(StatusOf(RawExchange(std::stoi(port), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), -1);
+  // A key that is not the certificate's: the server refuses to start, naming it.
+  auto wrong = ucmoh::testing::RunCommand("openssl genrsa -out " + Dir() + "/other.pem 2048");
+  ASSERT_EQ(wrong.rc, 0);
+  r = Registry("serve --listen 127.0.0.1:0 --tls-cert " + cert + " --tls-key " + Dir() + "/other.pem");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("other.pem"), std::string::npos) << r.out;
+}
+
 // A download that does not match what the index lists leaves nothing: a
 // one-connection fake server answers the index, then a damaged file.
 TEST_F(RegistryServe, ADownloadThatDoesNotVerifyLeavesNothing) {

@@ -8,6 +8,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cstdlib>
 
 namespace ucmoh::server {
 
@@ -17,25 +20,65 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 Expected<HttpUrl> ParseHttpUrl(const std::string& url) {
-  if (url.rfind("https://", 0) == 0)
-    return Status::Unsupported("'" + url + "': https:// is not supported yet; serve over http:// on a trusted network");
-  const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0) return Status::InvalidArgument("'" + url + "' is not an http:// URL");
+  const bool tls = url.rfind("https://", 0) == 0;
+  const std::string scheme = tls ? "https://" : "http://";
+  if (url.rfind(scheme, 0) != 0) return Status::InvalidArgument("'" + url + "' is not an http:// or https:// URL");
   const size_t slash = url.find('/', scheme.size());
   const std::string authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos
                                                                                      : slash - scheme.size());
   HttpUrl out;
+  out.tls = tls;
   out.path = slash == std::string::npos ? "/" : url.substr(slash);
   const size_t colon = authority.rfind(':');
   out.host = authority.substr(0, colon);
-  out.port = colon == std::string::npos ? "80" : authority.substr(colon + 1);
+  out.port = colon == std::string::npos ? (tls ? "443" : "80") : authority.substr(colon + 1);
   if (out.host.empty() || out.port.empty() || out.port.find_first_not_of("0123456789") != std::string::npos)
     return Status::InvalidArgument("'" + url + "': expected http://HOST:PORT/...");
   return out;
 }
 
+namespace {
+
+// One GET over a connected stream (a socket, or a TLS stream on one).
+template <class Stream>
+Expected<HttpReply> Exchange(Stream& stream, const HttpUrl& server, const std::string& path, uint64_t limit,
+                             const std::string& where) {
+  beast::error_code ec;
+  http::request<http::empty_body> req{http::verb::get, path, 11};
+  req.set(http::field::host, server.host);
+  req.set(http::field::user_agent, "ucmoh-registry");
+  req.keep_alive(false);
+  http::write(stream, req, ec);
+  if (ec) return Status::IOError(where + ": " + ec.message());
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(limit);
+  http::read(stream, buffer, parser, ec);
+  if (ec == http::error::body_limit)
+    return Status::IOError(where + ": the answer is larger than " + std::to_string(limit) + " bytes");
+  if (ec) return Status::IOError(where + ": the answer broke off: " + ec.message());
+  return HttpReply{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
+}
+
+// The client's TLS context: the system's CAs, or $UCMOH_CA_FILE; the peer's
+// certificate and host name (or IP) must verify.
+Status PrepareTls(asio::ssl::context& ctx, beast::ssl_stream<tcp::socket>& stream, const std::string& host) {
+  beast::error_code ec;
+  const char* ca = std::getenv("UCMOH_CA_FILE");
+  if (ca && *ca) ctx.load_verify_file(ca, ec);
+  else ctx.set_default_verify_paths(ec);
+  if (ec) return Status::InvalidArgument(std::string(ca ? ca : "system CAs") + ": cannot load: " + ec.message());
+  stream.set_verify_mode(asio::ssl::verify_peer);
+  stream.set_verify_callback(asio::ssl::host_name_verification(host));
+  if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
+    return Status::IOError(host + ": cannot set the TLS server name");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Expected<HttpReply> HttpGet(const HttpUrl& server, const std::string& path, uint64_t limit, int timeout_s) {
-  const std::string where = "http://" + server.host + ":" + server.port + path;
+  const std::string where = (server.tls ? "https://" : "http://") + server.host + ":" + server.port + path;
   asio::io_context io;
   tcp::resolver resolver(io);
   tcp::socket socket(io);
@@ -46,21 +89,16 @@ Expected<HttpReply> HttpGet(const HttpUrl& server, const std::string& path, uint
   timeval tv{timeout_s, 0};
   ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  http::request<http::empty_body> req{http::verb::get, path, 11};
-  req.set(http::field::host, server.host);
-  req.set(http::field::user_agent, "ucmoh-registry");
-  req.keep_alive(false);
-  http::write(socket, req, ec);
-  if (ec) return Status::IOError(where + ": " + ec.message());
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(limit);
-  http::read(socket, buffer, parser, ec);
-  if (ec == http::error::body_limit) return Status::IOError(where + ": the answer is larger than " + std::to_string(limit) + " bytes");
-  if (ec) return Status::IOError(where + ": the answer broke off: " + ec.message());
-  beast::error_code ignored;
-  socket.shutdown(tcp::socket::shutdown_both, ignored);
-  return HttpReply{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
+  if (!server.tls) return Exchange(socket, server, path, limit, where);
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  beast::ssl_stream<tcp::socket> stream(std::move(socket), ctx);
+  UCMOH_RETURN_IF_ERROR(PrepareTls(ctx, stream, server.host));
+  stream.handshake(asio::ssl::stream_base::client, ec);
+  if (ec) return Status::IOError(where + ": TLS handshake failed (is the certificate trusted? $UCMOH_CA_FILE): " +
+                                 ec.message());
+  auto reply = Exchange(stream, server, path, limit, where);
+  stream.shutdown(ec);  // the server may close first; its answer is complete either way
+  return reply;
 }
 
 }  // namespace ucmoh::server

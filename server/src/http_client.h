@@ -1,6 +1,7 @@
-// A minimal HTTP/1.1 GET for `registry pull http://...` (Boost.Beast, sync,
+// A minimal HTTP/1.1 GET for `registry pull http(s)://...` (Boost.Beast, sync,
 // one connection per request, socket timeouts so a stalled server fails the
-// pull instead of hanging it).
+// pull instead of hanging it). https:// verifies the server's certificate and
+// host name against the system's CAs, or $UCMOH_CA_FILE when set.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,12 @@
 namespace ucmoh::server {
 
 struct HttpUrl {
-  std::string host, port;  // port "80" when the URL names none
+  std::string host, port;  // port "80" (http) or "443" (https) when the URL names none
   std::string path;        // from the first '/' on, "/" when empty
+  bool tls = false;        // https://
 };
 
-// "http://HOST[:PORT]/PATH"; https:// is refused by name (no TLS here yet).
+// "http://HOST[:PORT]/PATH" or "https://HOST[:PORT]/PATH".
 Expected<HttpUrl> ParseHttpUrl(const std::string& url);
 
 struct HttpReply {

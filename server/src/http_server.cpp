@@ -1,6 +1,6 @@
 // The HTTP/1.1 front of `registry serve` (ucmoh/server/serve.h) on
-// Boost.Beast: one thread per connection (keep-alive, bounded count), each
-// request answered by the Router. Beast is included here and in
+// Boost.Beast: one thread per connection (keep-alive, bounded count), TLS
+// through OpenSSL when given a certificate, each request answered by the Router. Beast is included here and in
 // http_client.cpp only.
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -10,6 +10,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <charconv>
 #include <filesystem>
 #include <optional>
@@ -44,7 +45,8 @@ void SetHeaders(Response& res, const HttpResponse& r, bool keep_alive) {
 }
 
 // Writes the answer; HEAD gets the same headers and no payload.
-void Write(tcp::socket& socket, const HttpResponse& r, bool head, bool keep_alive, beast::error_code& ec) {
+template <class Stream>
+void Write(Stream& socket, const HttpResponse& r, bool head, bool keep_alive, beast::error_code& ec) {
   const auto status = static_cast<http::status>(r.status);
   if (!r.file_path.empty() && !head) {
     http::response<http::file_body> res{status, 11};
@@ -77,7 +79,8 @@ HttpResponse ParseError(const beast::error_code& ec) {
 
 // Reads one request: the header first, then a body up to the limit its
 // route allows (a records upload may be large, nothing else is).
-bool ReadRequest(tcp::socket& socket, beast::flat_buffer& buffer, const ServeOptions& options,
+template <class Stream>
+bool ReadRequest(Stream& socket, beast::flat_buffer& buffer, const ServeOptions& options,
                  HttpRequest* out, bool* head, bool* keep_alive, beast::error_code& ec) {
   http::request_parser<http::string_body> parser;
   parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
@@ -95,26 +98,56 @@ bool ReadRequest(tcp::socket& socket, beast::flat_buffer& buffer, const ServeOpt
   return true;
 }
 
-void ServeConnection(tcp::socket socket, Router& router, const ServeOptions& options) {
-  SetTimeouts(socket, options.idle_timeout_s);
+// Requests on one connection, plain or TLS, until it closes or idles out.
+template <class Stream>
+void ServeRequests(Stream& stream, Router& router, const ServeOptions& options) {
   beast::flat_buffer buffer;
   for (;;) {
     HttpRequest request;
     bool head = false, keep_alive = false;
     beast::error_code ec;
-    if (!ReadRequest(socket, buffer, options, &request, &head, &keep_alive, ec)) {
+    if (!ReadRequest(stream, buffer, options, &request, &head, &keep_alive, ec)) {
       const bool quiet_end = ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
                              ec == asio::error::would_block || ec == asio::error::try_again ||
-                             ec == asio::error::timed_out;
-      if (!quiet_end) Write(socket, ParseError(ec), false, false, ec);
+                             ec == asio::error::timed_out || ec == asio::ssl::error::stream_truncated;
+      if (!quiet_end) Write(stream, ParseError(ec), false, false, ec);
       break;
     }
     const HttpResponse response = router.Handle(request);
-    Write(socket, response, head, keep_alive, ec);
+    Write(stream, response, head, keep_alive, ec);
     if (ec || !keep_alive) break;
   }
-  beast::error_code ignored;
-  socket.shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+void ServeConnection(tcp::socket socket, Router& router, const ServeOptions& options, asio::ssl::context* tls) {
+  SetTimeouts(socket, options.idle_timeout_s);
+  beast::error_code ec;
+  if (tls) {
+    beast::ssl_stream<tcp::socket> stream(std::move(socket), *tls);
+    stream.handshake(asio::ssl::stream_base::server, ec);
+    if (ec) return;  // not TLS, or a client that does not trust us: nothing to answer
+    ServeRequests(stream, router, options);
+    stream.shutdown(ec);
+    return;
+  }
+  ServeRequests(socket, router, options);
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+}
+
+// The TLS context from --tls-cert / --tls-key (PEM); TLS 1.2 and later only.
+Expected<std::unique_ptr<asio::ssl::context>> TlsContext(const ServeOptions& options) {
+  if (options.tls_cert.empty() != options.tls_key.empty())
+    return Status::InvalidArgument("--tls-cert and --tls-key go together");
+  if (options.tls_cert.empty()) return std::unique_ptr<asio::ssl::context>();
+  auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  beast::error_code ec;
+  ctx->use_certificate_chain_file(options.tls_cert, ec);
+  if (ec) return Status::InvalidArgument(options.tls_cert + ": not a PEM certificate chain: " + ec.message());
+  ctx->use_private_key_file(options.tls_key, asio::ssl::context::pem, ec);
+  if (ec) return Status::InvalidArgument(options.tls_key + ": not a PEM private key for it: " + ec.message());
+  return ctx;
 }
 
 // The cache folder: the given one, or a fresh temporary one.
@@ -150,12 +183,13 @@ namespace {
 // answering after Serve returned (SIGTERM mid-request) never sees it freed.
 struct ServerState {
   ServerState(const ServeOptions& o, const std::string& cache_dir, const PluginSet& plugins,
-              std::optional<AccessTokens> access)
-      : options(o), tokens(std::move(access)), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)),
+              std::optional<AccessTokens> access, std::unique_ptr<asio::ssl::context> tls_context)
+      : options(o), tokens(std::move(access)), tls(std::move(tls_context)), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)),
         artifacts(cache_dir), jobs(o.db_path, plugins, [this] { store.Invalidate(); }),
         router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs}) {}
   const ServeOptions options;
   const std::optional<AccessTokens> tokens;
+  const std::unique_ptr<asio::ssl::context> tls;  // null: plain HTTP
   StoreView store;
   ArtifactCache artifacts;
   JobQueue jobs;
@@ -172,7 +206,7 @@ void Dispatch(const std::shared_ptr<ServerState>& state, tcp::socket socket) {
   }
   ++state->open_connections;
   std::thread([state, s = std::move(socket)]() mutable {
-    ServeConnection(std::move(s), state->router, state->options);
+    ServeConnection(std::move(s), state->router, state->options, state->tls.get());
     --state->open_connections;
   }).detach();
 }
@@ -205,13 +239,16 @@ Status Serve(const ServeOptions& options, const PluginSet& plugins,
     if (!loaded.ok()) return loaded.status();
     tokens = std::move(*loaded);
   }
-  auto state = std::make_shared<ServerState>(options, *cache_dir, plugins, std::move(tokens));
+  auto tls = TlsContext(options);
+  if (!tls.ok()) return tls.status();
+  auto state = std::make_shared<ServerState>(options, *cache_dir, plugins, std::move(tokens), std::move(*tls));
   if (auto first = state->store.Current(); !first.ok()) return first.status();  // a missing registry fails now
   asio::io_context io;
   auto acceptor = Listen(io, options);
   if (!acceptor.ok()) return acceptor.status();
   const auto bound = acceptor->local_endpoint();
-  on_listening(bound.address().to_string() + ":" + std::to_string(bound.port()));
+  on_listening(std::string(state->tls ? "https://" : "http://") + bound.address().to_string() + ":" +
+               std::to_string(bound.port()));
 
   std::function<void()> accept_next = [&] {
     acceptor->async_accept([&](beast::error_code ec, tcp::socket socket) {

@@ -164,7 +164,8 @@ Expected<CachedPull> PullToCache(const std::string& server_url, const std::strin
     return Status::InvalidArgument("'" + server_url + "': give the server as http://HOST:PORT and the version as the ref");
   CachedPull out;
   out.dir = CacheRoot() + "/http/" + FolderName(server->host + "_" + server->port) + "/" + FolderName(ref);
-  auto pulled = PullFromServer("http://" + server->host + ":" + server->port + "/" + ref, out.dir);
+  auto pulled = PullFromServer(std::string(server->tls ? "https://" : "http://") + server->host + ":" + server->port +
+                               "/" + ref, out.dir);
   if (!pulled.ok()) return pulled.status();
   out.pull = *pulled;
   return out;

@@ -20,6 +20,8 @@ Command AddServeCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--max-connections", options->max_connections, "Open connections beyond this get 503")
       ->capture_default_str()->check(CLI::Range(1, 100000));
   sub->add_option("--cache", options->cache_dir, "Folder for built artifacts (default: a temporary folder)");
+  sub->add_option("--tls-cert", options->tls_cert, "PEM certificate chain: serve HTTPS (with --tls-key)");
+  sub->add_option("--tls-key", options->tls_key, "PEM private key of --tls-cert");
   sub->add_option("--tokens", options->tokens_path,
                   "File of bearer tokens ('write TOKEN' / 'read TOKEN' per line); without it, writes are refused");
   return {sub, [&global, listen, options]() {
@@ -29,7 +31,7 @@ Command AddServeCommand(CLI::App& app, const GlobalOptions& global) {
             if (Status s = server::ParseListenAddress(*listen, &o); !s.ok()) return Fail(s);
             o.db_path = registry::ResolveRegistryPath(global.db_path);
             Status s = server::Serve(o, **plugins, [&](const std::string& bound) {
-              fmt::print("serving {} at http://{}/\n", o.db_path, bound);
+              fmt::print("serving {} at {}/\n", o.db_path, bound);
               std::fflush(stdout);
             });
             return s.ok() ? 0 : Fail(s);

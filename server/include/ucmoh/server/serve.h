@@ -27,9 +27,10 @@ struct ServeOptions {
   int idle_timeout_s = 30;            // a connection silent this long is closed
   std::string cache_dir;              // built artifacts; "" = a temporary directory
   std::string tokens_path;            // bearer tokens for writes; "" = writes disabled
+  std::string tls_cert, tls_key;      // PEM files: serve HTTPS (TLS 1.2+); "" = plain HTTP
 };
 
-// Binds, calls `on_listening("HOST:PORT")`, and serves until SIGINT or
+// Binds, calls `on_listening("http://HOST:PORT")` (https:// with TLS), and serves until SIGINT or
 // SIGTERM. `plugins` answers /api/plugins and /api/intrinsics.
 Status Serve(const ServeOptions& options, const PluginSet& plugins,
              const std::function<void(const std::string& bound)>& on_listening);
