@@ -452,6 +452,52 @@ TEST_F(RegistryServe, ServesHttpsWithACertificate) {
   EXPECT_NE(r.out.find("other.pem"), std::string::npos) << r.out;
 }
 
+// --private: every read needs a token (read or write scope); /healthz stays
+// open for load balancers.
+TEST_F(RegistryServe, PrivateReadsNeedAToken) {
+  ChildProcess private_server({UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json",
+                               "--db", Db(), "serve", "--listen", "127.0.0.1:0", "--private", "--tokens",
+                               Dir() + "/tokens"});
+  const std::string line = private_server.ReadLine(30000);
+  ASSERT_NE(line.find("http://127.0.0.1:"), std::string::npos) << line;
+  const int port = std::stoi(line.substr(line.rfind(':') + 1));
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", "")), 401);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/", "", "")), 401);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", "wrong-token-0123456789")), 401);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", kReadToken)), 200);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", kWriteToken)), 200);
+  EXPECT_EQ(StatusOf(Request(port, "PUT", "/api/aliases/x", R"({"version": 1})", kReadToken)), 403);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/healthz", "", "")), 200);
+  auto r = Registry("serve --listen 127.0.0.1:0 --private");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("--private needs --tokens"), std::string::npos) << r.out;
+}
+
+// The server killed with SIGKILL while an add-intrinsic job trains: no
+// version appears, nothing half-written, verify passes, and the CLI can
+// write again (the job's lock died with the process).
+TEST_F(RegistryServe, KilledDuringAJobCommitsNothing) {
+  const auto before = nlohmann::json::parse(Registry("versions --json").out);
+  std::string answer = Request(port_, "POST", "/api/jobs", R"({"intrinsic": "tensorcore.i16832", "epochs": 60, "relearn": true})",
+                               kWriteToken);
+  ASSERT_EQ(StatusOf(answer), 202) << answer;
+  const int64_t id = BodyOf(answer)["id"];
+  nlohmann::json job;
+  for (int i = 0; i < 300; ++i) {
+    job = GetJson("/api/jobs/" + std::to_string(id));
+    if (job["state"] != "queued" && !job["progress"].get<std::string>().empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(job["state"], "running") << job.dump();
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  EXPECT_EQ(nlohmann::json::parse(Registry("versions --json").out), before);
+  auto r = Registry("verify");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  r = Registry("alias set after-kill ucmoh@1");
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
 // A download that does not match what the index lists leaves nothing: a
 // one-connection fake server answers the index, then a damaged file.
 TEST_F(RegistryServe, ADownloadThatDoesNotVerifyLeavesNothing) {

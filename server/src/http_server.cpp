@@ -186,7 +186,7 @@ struct ServerState {
               std::optional<AccessTokens> access, std::unique_ptr<asio::ssl::context> tls_context)
       : options(o), tokens(std::move(access)), tls(std::move(tls_context)), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)),
         artifacts(cache_dir), jobs(o.db_path, plugins, [this] { store.Invalidate(); }),
-        router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs}) {}
+        router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs, o.private_reads}) {}
   const ServeOptions options;
   const std::optional<AccessTokens> tokens;
   const std::unique_ptr<asio::ssl::context> tls;  // null: plain HTTP
@@ -234,6 +234,8 @@ Status Serve(const ServeOptions& options, const PluginSet& plugins,
   auto cache_dir = CacheDir(options);
   if (!cache_dir.ok()) return cache_dir.status();
   std::optional<AccessTokens> tokens;
+  if (options.private_reads && options.tokens_path.empty())
+    return Status::InvalidArgument("--private needs --tokens FILE (who may read)");
   if (!options.tokens_path.empty()) {
     auto loaded = AccessTokens::Load(options.tokens_path);
     if (!loaded.ok()) return loaded.status();

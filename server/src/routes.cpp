@@ -101,6 +101,8 @@ HttpResponse Router::Handle(const HttpRequest& request) {
   if (request.method != "GET" && request.method != "HEAD")
     return ErrorResponse(405, "method " + request.method + " is not allowed (GET, HEAD, POST, PUT, DELETE)");
   if (path == "/healthz") return JsonResponse({{"ok", true}});
+  if (writes_.private_reads)
+    if (auto refused = Refuse(Access::kRead, request.authorization)) return *refused;
   auto store = store_.Current();
   if (!store.ok()) return FromStatus(store.status());
   HttpResponse r = Get(**store, path, query);

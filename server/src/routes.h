@@ -39,6 +39,7 @@ struct WriteAccess {
   std::string db_path;
   const AccessTokens* tokens = nullptr;  // null: writes are disabled
   JobQueue* jobs = nullptr;
+  bool private_reads = false;            // reads need a read or write token too
 };
 
 class Router {
@@ -58,6 +59,7 @@ class Router {
   std::optional<HttpResponse> Page(const registry::RegistryStore& store, const std::string& path);
 
   // write_routes.cpp
+  std::optional<HttpResponse> Refuse(Access needed, const std::string& authorization) const;
   HttpResponse Write(const HttpRequest& request, const std::string& path);
   HttpResponse UploadRecords(const std::string& body);
   HttpResponse SetAlias(const std::string& name, const std::string& body);

@@ -20,26 +20,25 @@ HttpResponse Unauthorized(const std::string& message) {
   return r;
 }
 
-// 401 / 403 for a request without the right token; nullopt when it may write.
-std::optional<HttpResponse> RefuseUnlessWriter(const AccessTokens* tokens, const std::string& authorization) {
-  if (!tokens) return ErrorResponse(403, "writes are disabled: start `registry serve` with --tokens FILE");
-  if (authorization.empty()) return Unauthorized("writing needs 'Authorization: Bearer TOKEN'");
-  switch (tokens->Check(authorization)) {
-    case Access::kNone: return Unauthorized("unknown token");
-    case Access::kRead: return ErrorResponse(403, "this token may only read");
-    case Access::kWrite: return std::nullopt;
-  }
-  return ErrorResponse(403, "refused");
-}
-
 Expected<std::unique_ptr<registry::RegistryStore>> OpenForWriting(const std::string& db_path) {
   return registry::RegistryStore::Open(db_path, registry::OpenMode::kReadWrite);
 }
 
 }  // namespace
 
+// 401 / 403 for a request without a token that grants `needed`; nullopt
+// when it may go on.
+std::optional<HttpResponse> Router::Refuse(Access needed, const std::string& authorization) const {
+  if (!writes_.tokens) return ErrorResponse(403, "writes are disabled: start `registry serve` with --tokens FILE");
+  if (authorization.empty()) return Unauthorized("this needs 'Authorization: Bearer TOKEN'");
+  const Access granted = writes_.tokens->Check(authorization);
+  if (granted == Access::kNone) return Unauthorized("unknown token");
+  if (needed == Access::kWrite && granted != Access::kWrite) return ErrorResponse(403, "this token may only read");
+  return std::nullopt;
+}
+
 HttpResponse Router::Write(const HttpRequest& request, const std::string& path) {
-  if (auto refused = RefuseUnlessWriter(writes_.tokens, request.authorization)) return *refused;
+  if (auto refused = Refuse(Access::kWrite, request.authorization)) return *refused;
   const std::string aliases = "/api/aliases/";
   if (path == "/api/records" && request.method == "POST") return UploadRecords(request.body);
   if (path == "/api/jobs" && request.method == "POST") return SubmitJob(request.body);

@@ -24,6 +24,7 @@ Command AddServeCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--tls-key", options->tls_key, "PEM private key of --tls-cert");
   sub->add_option("--tokens", options->tokens_path,
                   "File of bearer tokens ('write TOKEN' / 'read TOKEN' per line); without it, writes are refused");
+  sub->add_flag("--private", options->private_reads, "Reads need a token too (read or write scope), pages included");
   return {sub, [&global, listen, options]() {
             auto plugins = Plugins(global);
             if (!plugins.ok()) return Fail(plugins.status());

@@ -27,6 +27,7 @@ struct ServeOptions {
   int idle_timeout_s = 30;            // a connection silent this long is closed
   std::string cache_dir;              // built artifacts; "" = a temporary directory
   std::string tokens_path;            // bearer tokens for writes; "" = writes disabled
+  bool private_reads = false;         // reads need a token too (needs tokens_path)
   std::string tls_cert, tls_key;      // PEM files: serve HTTPS (TLS 1.2+); "" = plain HTTP
 };
 
