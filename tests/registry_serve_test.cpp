@@ -104,14 +104,25 @@ class RegistryServe : public ::testing::Test {
 
   void SetUp() override {
     UCMOH_SKIP_WITHOUT_SHARED_DATA();
-    server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-        UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json", "--db", Db(), "serve",
-        "--listen", "127.0.0.1:0", "--refresh-ms", "100", "--cache", Dir() + "/cache", "--tokens", Dir() + "/tokens"});
-    const std::string line = server_->ReadLine(30000);
-    const size_t at = line.rfind(':');
-    ASSERT_NE(at, std::string::npos) << "no listening line from the server: '" << line << "'";
-    port_ = std::stoi(line.substr(at + 1));
+    server_ = StartServer({"--refresh-ms", "100", "--cache", Dir() + "/cache", "--tokens", Dir() + "/tokens"},
+                          "http://", &port_);
+    ASSERT_NE(port_, 0);
     url_ = {"127.0.0.1", std::to_string(port_), "/"};
+  }
+
+  // `registry serve` on a free loopback port with `flags`; its port, read from
+  // the line it prints once listening at `scheme`127.0.0.1:PORT/.
+  static std::unique_ptr<ChildProcess> StartServer(const std::vector<std::string>& flags, const std::string& scheme,
+                                                   int* port) {
+    std::vector<std::string> argv = {UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json",
+                                     "--db", Db(), "serve", "--listen", "127.0.0.1:0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto server = std::make_unique<ChildProcess>(argv);
+    const std::string line = server->ReadLine(30000);
+    const size_t at = line.find(scheme + "127.0.0.1:");
+    EXPECT_NE(at, std::string::npos) << "no listening line from the server: '" << line << "'";
+    *port = at == std::string::npos ? 0 : std::stoi(line.substr(at + scheme.size() + 10));
+    return server;
   }
 
   nlohmann::json GetJson(const std::string& path, int want_status = 200) {
@@ -287,13 +298,9 @@ TEST_F(RegistryServe, AWriteWhileAnotherProcessWritesGets409) {
 // Records uploaded over HTTP, then add-intrinsic as a job polled to its end:
 // a new version the read API and the CLI both see.
 TEST_F(RegistryServe, UploadAndAddIntrinsicJobCommitAVersion) {
-  const std::string csv = Dir() + "/fp16.csv", jsonl = Dir() + "/fp16.jsonl";
-  {
-    std::ifstream in(ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_fp16_fp32_accum.csv");
-    std::ofstream out(csv);
-    std::string line;
-    for (int i = 0; i <= 300 && std::getline(in, line); ++i) out << line << "\n";
-  }
+  const std::string csv = ucmoh::testing::WriteCutlassSubset(300, Dir() + "/fp16.csv",
+                                                             "resnet50_cutlass_profiler_result_fp16_fp32_accum.csv");
+  const std::string jsonl = Dir() + "/fp16.jsonl";
   ASSERT_EQ(Registry("import cutlass " + csv + " -o " + jsonl).rc, 0);
   const size_t versions = GetJson("/api/versions").size();
   std::string answer = Request(port_, "POST", "/api/records", *ucmoh::ReadFileBytes(jsonl), kWriteToken);
@@ -429,12 +436,10 @@ TEST_F(RegistryServe, ServesHttpsWithACertificate) {
   auto made = ucmoh::testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 "
                                          "-addext subjectAltName=IP:127.0.0.1 -keyout " + key + " -out " + cert);
   ASSERT_EQ(made.rc, 0) << made.out;
-  ChildProcess tls_server({UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json", "--db",
-                           Db(), "serve", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key});
-  const std::string line = tls_server.ReadLine(30000);
-  ASSERT_NE(line.find("https://127.0.0.1:"), std::string::npos) << line;
-  const std::string port = line.substr(line.rfind(':') + 1, line.size() - line.rfind(':') - 2);
-  const std::string url = "https://127.0.0.1:" + port + "/ucmoh@stable";
+  int port = 0;
+  auto tls_server = StartServer({"--tls-cert", cert, "--tls-key", key}, "https://", &port);
+  ASSERT_NE(port, 0);
+  const std::string url = "https://127.0.0.1:" + std::to_string(port) + "/ucmoh@stable";
   auto r = Registry("pull " + url + " -o " + Dir() + "/untrusted");
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
@@ -443,7 +448,7 @@ TEST_F(RegistryServe, ServesHttpsWithACertificate) {
                                  "/trusted");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(fs::exists(Dir() + "/trusted/weights.bin"));
-  EXPECT_EQ(StatusOf(RawExchange(std::stoi(port), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), -1);
+  EXPECT_EQ(StatusOf(RawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), -1);
   // A key that is not the certificate's: the server refuses to start, naming it.
   auto wrong = ucmoh::testing::RunCommand("openssl genrsa -out " + Dir() + "/other.pem 2048");
   ASSERT_EQ(wrong.rc, 0);
@@ -455,12 +460,9 @@ TEST_F(RegistryServe, ServesHttpsWithACertificate) {
 // --private: every read needs a token (read or write scope); /healthz stays
 // open for load balancers.
 TEST_F(RegistryServe, PrivateReadsNeedAToken) {
-  ChildProcess private_server({UCMOH_REGISTRY_BIN, "--plugins", std::string(UCMOH_SOURCE_DIR) + "/plugins.json",
-                               "--db", Db(), "serve", "--listen", "127.0.0.1:0", "--private", "--tokens",
-                               Dir() + "/tokens"});
-  const std::string line = private_server.ReadLine(30000);
-  ASSERT_NE(line.find("http://127.0.0.1:"), std::string::npos) << line;
-  const int port = std::stoi(line.substr(line.rfind(':') + 1));
+  int port = 0;
+  auto private_server = StartServer({"--private", "--tokens", Dir() + "/tokens"}, "http://", &port);
+  ASSERT_NE(port, 0);
   EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", "")), 401);
   EXPECT_EQ(StatusOf(Request(port, "GET", "/", "", "")), 401);
   EXPECT_EQ(StatusOf(Request(port, "GET", "/api/versions", "", "wrong-token-0123456789")), 401);

@@ -23,10 +23,11 @@ inline std::string CutlassDataDir() { return SharedDataDir() + "/cutlass"; }
 
 inline bool HasSharedData() { return std::filesystem::is_directory(SharedDataDir()); }
 
-// The header and the first `rows` rows of the int8 CUTLASS file, written to
-// `dst` (a small real dataset for the CLI tests); returns `dst`.
-inline std::string WriteCutlassSubset(int rows, const std::string& dst) {
-  const std::string src = CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
+// The header and the first `rows` rows of a CUTLASS file (the int8 one by
+// default), written to `dst`: a small real dataset for the CLI tests. Returns `dst`.
+inline std::string WriteCutlassSubset(int rows, const std::string& dst,
+                                      const std::string& file = "resnet50_cutlass_profiler_result_int8.csv") {
+  const std::string src = CutlassDataDir() + "/" + file;
   EXPECT_TRUE(std::filesystem::exists(src)) << src << " is missing from the shared data folder";
   std::ifstream in(src);
   std::ofstream out(dst);

@@ -13,19 +13,18 @@ using nlohmann::json;
 
 namespace {
 
-// version -> its alias names.
-Expected<std::map<int64_t, std::vector<std::string>>> AliasNames(const RegistryStore& store) {
+// NaN (not evaluated) is null: JSON has no NaN.
+json Cell(double x) { return std::isnan(x) ? json(nullptr) : json(x); }
+
+}  // namespace
+
+Expected<std::map<int64_t, std::vector<std::string>>> AliasNamesByVersion(const RegistryStore& store) {
   auto aliases = store.ListAliases();
   if (!aliases.ok()) return aliases.status();
   std::map<int64_t, std::vector<std::string>> names;
   for (const auto& a : *aliases) names[a.version].push_back(a.name);
   return names;
 }
-
-// NaN (not evaluated) is null: JSON has no NaN.
-json Cell(double x) { return std::isnan(x) ? json(nullptr) : json(x); }
-
-}  // namespace
 
 json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliases) {
   json rows = json::array();
@@ -46,7 +45,7 @@ json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliase
 Expected<json> VersionsJson(const RegistryStore& store) {
   auto versions = store.ListVersions();
   if (!versions.ok()) return versions.status();
-  auto names = AliasNames(store);
+  auto names = AliasNamesByVersion(store);
   if (!names.ok()) return names.status();
   json out = json::array();
   for (const auto& v : *versions) out.push_back(VersionToJson(v, (*names)[v.number]));
@@ -56,7 +55,7 @@ Expected<json> VersionsJson(const RegistryStore& store) {
 Expected<json> VersionDetailJson(const RegistryStore& store, int64_t version) {
   auto v = store.GetVersion(version);
   if (!v.ok()) return v.status();
-  auto names = AliasNames(store);
+  auto names = AliasNamesByVersion(store);
   if (!names.ok()) return names.status();
   auto snaps = store.ListSnapshots(version);
   if (!snaps.ok()) return snaps.status();

@@ -37,14 +37,6 @@ std::string AliasTags(const std::vector<std::string>& names) {
   return out;
 }
 
-Expected<std::map<int64_t, std::vector<std::string>>> AliasNames(const registry::RegistryStore& store) {
-  auto aliases = store.ListAliases();
-  if (!aliases.ok()) return aliases.status();
-  std::map<int64_t, std::vector<std::string>> names;
-  for (const auto& a : *aliases) names[a.version].push_back(a.name);
-  return names;
-}
-
 std::string ParamText(const Param& value) {
   return std::visit([](const auto& x) {
     if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x;
@@ -78,7 +70,7 @@ std::string DetailsTables(const registry::ModelVersion& v, const std::vector<reg
 Expected<std::string> VersionsPage(const registry::RegistryStore& store) {
   auto versions = store.ListVersions();
   if (!versions.ok()) return versions.status();
-  auto aliases = AliasNames(store);
+  auto aliases = registry::AliasNamesByVersion(store);
   if (!aliases.ok()) return aliases.status();
   std::string rows = Head({"version", "parent", "learned", "ACC", "BWT", "created", "aliases"});
   for (auto it = versions->rbegin(); it != versions->rend(); ++it) {
@@ -105,7 +97,7 @@ Expected<std::string> VersionPage(const registry::RegistryStore& store, const st
   if (!m.ok()) return m.status();
   auto snapshots = store.ListSnapshots(*number);
   if (!snapshots.ok()) return snapshots.status();
-  auto aliases = AliasNames(store);
+  auto aliases = registry::AliasNamesByVersion(store);
   if (!aliases.ok()) return aliases.status();
   const std::string n = std::to_string(*number);
   std::string body = "<h1>ucmoh@" + n + " " + AliasTags((*aliases)[*number]) + "</h1><p>" +

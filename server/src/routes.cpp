@@ -68,14 +68,20 @@ std::string QueryValue(const std::string& query, const std::string& key) {
   return "";
 }
 
+// The whole of `text` as a number >= 0, or nullopt ("", "1x", "-2", too large).
+std::optional<int64_t> WholeNumber(const std::string& text) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 0) return std::nullopt;
+  return n;
+}
+
 Expected<uint64_t> QueryNumber(const std::string& query, const std::string& key, uint64_t fallback) {
   const std::string text = QueryValue(query, key);
   if (text.empty()) return fallback;
-  uint64_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size())
-    return Status::InvalidArgument("query parameter '" + key + "' must be a non-negative integer, got '" + text + "'");
-  return n;
+  auto n = WholeNumber(text);
+  if (!n) return Status::InvalidArgument("query parameter '" + key + "' must be a non-negative integer, got '" + text + "'");
+  return static_cast<uint64_t>(*n);
 }
 
 bool IsSha256Hex(const std::string& s) {
@@ -182,11 +188,9 @@ HttpResponse Router::Version(const registry::RegistryStore& store, const std::st
 // on the disk can be named.
 HttpResponse Router::ArtifactFile(const registry::RegistryStore& store, const std::string& version,
                                   const std::string& file) {
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), n);
-  if (ec != std::errc() || end != version.data() + version.size() || n <= 0)
-    return ErrorResponse(400, "artifact version must be a positive number, got '" + version + "'");
-  auto artifact = artifacts_.Get(store, n);
+  const auto n = WholeNumber(version);
+  if (!n || *n == 0) return ErrorResponse(400, "artifact version must be a positive number, got '" + version + "'");
+  auto artifact = artifacts_.Get(store, *n);
   if (!artifact.ok()) return FromStatus(artifact.status());
   const auto* f = (*artifact)->Find(file);
   if (!f) return ErrorResponse(404, "version " + version + " has no file '" + file + "'");
@@ -215,11 +219,9 @@ std::optional<HttpResponse> Router::Page(const registry::RegistryStore& store, c
 }
 
 HttpResponse Router::Jobs(const std::string& id_text) {
-  int64_t id = 0;
-  auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-  if (ec != std::errc() || end != id_text.data() + id_text.size() || !writes_.jobs)
-    return ErrorResponse(404, "no job '" + id_text + "'");
-  auto job = writes_.jobs->Get(id);
+  const auto id = WholeNumber(id_text);
+  if (!id || !writes_.jobs) return ErrorResponse(404, "no job '" + id_text + "'");
+  auto job = writes_.jobs->Get(*id);
   return job.ok() ? JsonResponse(*job) : FromStatus(job.status());
 }
 

@@ -3,13 +3,19 @@
 // docs/serve.md). One place, so the CLI and the HTTP API never drift apart.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
 
 namespace ucmoh::registry {
+
+// version -> the names of its aliases (for the views below and the pages).
+Expected<std::map<int64_t, std::vector<std::string>>> AliasNamesByVersion(const RegistryStore& store);
 
 // One version: number, parent, intrinsics, evaluation rows, ACC/BWT,
 // hyper-parameters, blobs; with its aliases.
