@@ -136,32 +136,32 @@ uint64_t ViewId(const CStruct& c) {
 // mostly share both: an id the host gave last time means "the same", and
 // without one, comparing the C view with the kept value costs a fraction of
 // building it again (docs/benchmarks.md, plugin ABI).
-inline const Task& CachedTask(const UcmohTask& c) {
-  thread_local Task cached;
+template <class Value, class CStruct, class SameFn, class ConvertFn>
+const Value& CachedView(const CStruct& c, SameFn same, ConvertFn convert) {
+  thread_local Value cached;
   thread_local bool valid = false;
   thread_local uint64_t cached_id = 0;
   const uint64_t id = ViewId(c);
   if (id != 0 && id == cached_id) return cached;
-  if (!valid || !Same(c.key, cached.key) || !Same(c.op, cached.op) || !SameParams(c.workload, cached.workload)) {
-    cached = TaskFromC(c);
+  if (!valid || !same(c, cached)) {
+    cached = convert(c);
     valid = true;
   }
   cached_id = id;
   return cached;
 }
 
+inline const Task& CachedTask(const UcmohTask& c) {
+  return CachedView<Task>(
+      c,
+      [](const UcmohTask& v, const Task& t) {
+        return Same(v.key, t.key) && Same(v.op, t.op) && SameParams(v.workload, t.workload);
+      },
+      TaskFromC);
+}
+
 inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
-  thread_local HardwareParams cached;
-  thread_local bool valid = false;
-  thread_local uint64_t cached_id = 0;
-  const uint64_t id = ViewId(c);
-  if (id != 0 && id == cached_id) return cached;
-  if (!valid || !SameHardware(c, cached)) {
-    cached = HardwareFromC(c);
-    valid = true;
-  }
-  cached_id = id;
-  return cached;
+  return CachedView<HardwareParams>(c, SameHardware, HardwareFromC);
 }
 
 // The schedule as a ParamMap this thread keeps: when its keys are those of
