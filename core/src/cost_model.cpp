@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "cost_model_impl.h"
+#include "scoring_plan.h"
 
 namespace ucmoh {
 
@@ -44,9 +45,16 @@ void CostModel::FitNormalizer(const ProgramSet& set) { impl_->normalizer.Fit(set
 Expected<std::vector<float>> CostModel::Predict(const ProgramSet& set, int batch_size) const {
   if (!impl_->normalizer.fitted())
     return Status::InvalidArgument("model has not been trained: no feature normalizer");
+  if (ScoringPlan::Supports(*impl_)) {
+    try {
+      return ScoringPlan(*impl_).Score(set);
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("scoring: ") + e.what());
+    }
+  }
   torch::NoGradGuard no_grad;
   impl_->net->eval();
-  // Programs of similar length share a batch, so little is padded.
+  // The MLP baseline: programs of similar length share a batch, so little is padded.
   std::vector<int32_t> order(set.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {

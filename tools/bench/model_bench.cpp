@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cost_model_impl.h"
 #include "ucmoh/cost_model.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/program_featurizer.h"
@@ -88,6 +89,23 @@ void BM_UcmohPredictTokens(benchmark::State& state) {
 }
 BENCHMARK(BM_UcmohPredictTokens)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same network through its LibTorch module, as Predict scored before the
+// scoring plan (issue 16): batches of 4,096 padded programs, no gradients.
+void BM_UcmohModuleForwardTokens(benchmark::State& state) {
+  Fixture* f = LoadFixture();
+  if (!f) { state.SkipWithError("no data"); return; }
+  std::vector<int32_t> all(f->set.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
+  auto& impl = f->model->impl();
+  impl.net->eval();
+  for (auto _ : state) {
+    torch::NoGradGuard no_grad;
+    benchmark::DoNotOptimize(impl.Forward(MakeTokenBatch(f->set, all)));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->set.size()));
+}
+BENCHMARK(BM_UcmohModuleForwardTokens)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // XGBoost (300 trees, rank:pairwise) on the same tokens, flattened.
 void BM_XgbPredictTokens(benchmark::State& state) {
   Fixture* f = LoadFixture();
@@ -96,6 +114,18 @@ void BM_XgbPredictTokens(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->set.size()));
 }
 BENCHMARK(BM_XgbPredictTokens)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Records -> lower -> featurize -> XGBoost, the baseline's whole scoring path.
+void BM_XgbPredictWithFeatures(benchmark::State& state) {
+  Fixture* f = LoadFixture();
+  if (!f) { state.SkipWithError("no data"); return; }
+  for (auto _ : state) {
+    auto set = BuildProgramSet(f->plugins, f->records);
+    benchmark::DoNotOptimize(f->xgb->Predict(*set));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->records.size()));
+}
+BENCHMARK(BM_XgbPredictWithFeatures)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One training epoch over 4,096 programs (report: seconds per 10k = time x 10000/4096).
 void BM_UcmohTrainEpoch(benchmark::State& state) {

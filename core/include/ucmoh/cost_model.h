@@ -65,7 +65,9 @@ class CostModel {
   Expected<std::string> ToBytes() const;       // model file format 2
   Status Save(const std::string& path) const;  // atomic: temp file + rename
 
-  // One score per program of `set`, in order.
+  // One score per program of `set`, in order. The UCMoH network scores
+  // through its compiled plan (oneDNN, packed tokens, no padding);
+  // `batch_size` caps the programs per padded batch of the MLP baseline.
   Expected<std::vector<float>> Predict(const ProgramSet& set, int batch_size = 4096) const;
 
   // Fits the feature normalizer on `set` and nothing else (Train with
