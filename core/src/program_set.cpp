@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "parallel_ranges.h"
 #include "ucmoh/program_featurizer.h"
 
 namespace ucmoh {
@@ -131,27 +132,44 @@ Expected<ProgramSet> FeaturizeRecords(const PluginSet& plugins, const std::vecto
   return GroupIntoTasks(std::move(tasked));
 }
 
+// Lowering and featurizing is most of scoring's time and each record's own
+// work, so records are featurized on several threads (plugins are called from
+// several threads: docs/plugin-abi.md) and then assembled in order.
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
                                      std::vector<FeaturizeFailure>* failures) {
   if (records.empty()) return Status::InvalidArgument("no records to featurize");
+  std::vector<TokenMatrix> tokens(records.size());
+  std::vector<std::string> errors(records.size()), keys(records.size());
+  std::vector<uint8_t> failed(records.size(), 0);
+  ParallelRanges(records.size(), /*min_per_thread=*/256, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const double latency = records[i].latency.median_s;
+      if (!IsUsableLatency(latency)) {
+        errors[i] = "latency " + std::to_string(latency) + " s is not a positive measurement";
+        failed[i] = 1;
+        continue;
+      }
+      auto featurized = FeaturizeRecord(plugins, records[i]);
+      if (!featurized.ok()) {
+        errors[i] = featurized.status().message();
+        failed[i] = 1;
+        continue;
+      }
+      tokens[i] = std::move(featurized).value();
+      keys[i] = ProgramKey(records[i]);
+    }
+  });
   ProgramSet set;
   std::unordered_map<std::string, int32_t> index;
   std::vector<FeaturizeFailure> local_failures;
   for (size_t i = 0; i < records.size(); ++i) {
+    if (failed[i]) {
+      local_failures.push_back({static_cast<int64_t>(i), std::move(errors[i])});
+      continue;
+    }
     const Record& record = records[i];
-    const double latency = record.latency.median_s;
-    if (!IsUsableLatency(latency)) {
-      local_failures.push_back({static_cast<int64_t>(i), "latency " + std::to_string(latency) +
-                                                             " s is not a positive measurement"});
-      continue;
-    }
-    auto tokens = FeaturizeRecord(plugins, record);
-    if (!tokens.ok()) {
-      local_failures.push_back({static_cast<int64_t>(i), tokens.status().message()});
-      continue;
-    }
     const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
-    AddProgram(set, TaskIndex(set, index, like), std::move(tokens).value(), latency, ProgramKey(record));
+    AddProgram(set, TaskIndex(set, index, like), std::move(tokens[i]), record.latency.median_s, std::move(keys[i]));
   }
   if (failures) *failures = local_failures;
   if (set.size() == 0)

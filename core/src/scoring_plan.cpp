@@ -140,7 +140,8 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, i
   w.x.resize(static_cast<size_t>(tokens) * kFeatureDim);
   for (size_t p = first; p < last; ++p) {
     const TokenMatrix& m = set.tokens[p];
-    std::memcpy(w.x.data() + offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
+    if (!m.values.empty())  // an empty vector's data() may be null, which memcpy must not get
+      std::memcpy(w.x.data() + offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
     offsets.push_back(offsets.back() + m.num_tokens);
   }
   const size_t width = static_cast<size_t>(tokens) * hidden_;

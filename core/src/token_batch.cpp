@@ -16,7 +16,8 @@ TokenBatch MakeTokenBatch(const ProgramSet& set, const std::vector<int32_t>& ind
   float* valid = out.valid.data_ptr<float>();
   for (int64_t b = 0; b < batch; ++b) {
     const TokenMatrix& m = set.tokens[indices[b]];
-    std::memcpy(tokens + b * max_tokens * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
+    if (!m.values.empty())  // an empty vector's data() may be null, which memcpy must not get
+      std::memcpy(tokens + b * max_tokens * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
     std::fill(valid + b * max_tokens, valid + b * max_tokens + m.num_tokens, 1.f);
   }
   return out;
