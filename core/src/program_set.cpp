@@ -120,56 +120,75 @@ ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs) {
   return set;
 }
 
+namespace {
+
+// Lowering and featurizing is most of scoring's time and each record's own
+// work, so records are featurized on several threads (plugins are called from
+// several threads: docs/plugin-abi.md); callers assemble the results in order.
+struct FeaturizedRecord {
+  Status status;  // why it has no tokens, when it has none
+  TokenMatrix tokens;
+  std::string key;  // ProgramKey
+};
+
+// Skips (leaves empty, status ok) the records `skip` names.
+template <class Skip>
+std::vector<FeaturizedRecord> FeaturizeInParallel(const PluginSet& plugins, const std::vector<Record>& records,
+                                                  Skip skip) {
+  std::vector<FeaturizedRecord> out(records.size());
+  ParallelRanges(records.size(), /*min_per_thread=*/256, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (skip(records[i])) continue;
+      auto tokens = FeaturizeRecord(plugins, records[i]);
+      if (!tokens.ok()) {
+        out[i].status = tokens.status();
+        continue;
+      }
+      out[i].tokens = std::move(tokens).value();
+      out[i].key = ProgramKey(records[i]);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
 Expected<ProgramSet> FeaturizeRecords(const PluginSet& plugins, const std::vector<Record>& records) {
+  auto featurized = FeaturizeInParallel(plugins, records, [](const Record&) { return false; });
   std::vector<TaskedProgram> tasked;
   tasked.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
-    auto tokens = FeaturizeRecord(plugins, r);
-    if (!tokens.ok()) return tokens.status().WithContext("record " + std::to_string(i + 1));
-    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(*tokens), r.latency.median_s, ProgramKey(r)});
+    if (!featurized[i].status.ok()) return featurized[i].status.WithContext("record " + std::to_string(i + 1));
+    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(featurized[i].tokens), r.latency.median_s,
+                      std::move(featurized[i].key)});
   }
   return GroupIntoTasks(std::move(tasked));
 }
 
-// Lowering and featurizing is most of scoring's time and each record's own
-// work, so records are featurized on several threads (plugins are called from
-// several threads: docs/plugin-abi.md) and then assembled in order.
 Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector<Record>& records,
                                      std::vector<FeaturizeFailure>* failures) {
   if (records.empty()) return Status::InvalidArgument("no records to featurize");
-  std::vector<TokenMatrix> tokens(records.size());
-  std::vector<std::string> errors(records.size()), keys(records.size());
-  std::vector<uint8_t> failed(records.size(), 0);
-  ParallelRanges(records.size(), /*min_per_thread=*/256, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const double latency = records[i].latency.median_s;
-      if (!IsUsableLatency(latency)) {
-        errors[i] = "latency " + std::to_string(latency) + " s is not a positive measurement";
-        failed[i] = 1;
-        continue;
-      }
-      auto featurized = FeaturizeRecord(plugins, records[i]);
-      if (!featurized.ok()) {
-        errors[i] = featurized.status().message();
-        failed[i] = 1;
-        continue;
-      }
-      tokens[i] = std::move(featurized).value();
-      keys[i] = ProgramKey(records[i]);
-    }
-  });
+  auto unmeasured = [](const Record& r) { return !IsUsableLatency(r.latency.median_s); };
+  auto featurized = FeaturizeInParallel(plugins, records, unmeasured);
   ProgramSet set;
   std::unordered_map<std::string, int32_t> index;
   std::vector<FeaturizeFailure> local_failures;
   for (size_t i = 0; i < records.size(); ++i) {
-    if (failed[i]) {
-      local_failures.push_back({static_cast<int64_t>(i), std::move(errors[i])});
+    const Record& record = records[i];
+    const double latency = record.latency.median_s;
+    if (unmeasured(record)) {
+      local_failures.push_back({static_cast<int64_t>(i), "latency " + std::to_string(latency) +
+                                                             " s is not a positive measurement"});
       continue;
     }
-    const Record& record = records[i];
+    if (!featurized[i].status.ok()) {
+      local_failures.push_back({static_cast<int64_t>(i), featurized[i].status.message()});
+      continue;
+    }
     const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
-    AddProgram(set, TaskIndex(set, index, like), std::move(tokens[i]), record.latency.median_s, std::move(keys[i]));
+    AddProgram(set, TaskIndex(set, index, like), std::move(featurized[i].tokens), latency,
+               std::move(featurized[i].key));
   }
   if (failures) *failures = local_failures;
   if (set.size() == 0)
