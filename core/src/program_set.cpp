@@ -171,14 +171,12 @@ Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector
   if (records.empty()) return Status::InvalidArgument("no records to featurize");
   auto unmeasured = [](const Record& r) { return !IsUsableLatency(r.latency.median_s); };
   auto featurized = FeaturizeInParallel(plugins, records, unmeasured);
-  ProgramSet set;
-  std::unordered_map<std::string, int32_t> index;
+  std::vector<TaskedProgram> tasked;
   std::vector<FeaturizeFailure> local_failures;
   for (size_t i = 0; i < records.size(); ++i) {
-    const Record& record = records[i];
-    const double latency = record.latency.median_s;
-    if (unmeasured(record)) {
-      local_failures.push_back({static_cast<int64_t>(i), "latency " + std::to_string(latency) +
+    const Record& r = records[i];
+    if (unmeasured(r)) {
+      local_failures.push_back({static_cast<int64_t>(i), "latency " + std::to_string(r.latency.median_s) +
                                                              " s is not a positive measurement"});
       continue;
     }
@@ -186,10 +184,10 @@ Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector
       local_failures.push_back({static_cast<int64_t>(i), featurized[i].status.message()});
       continue;
     }
-    const TaskGroup like{record.task.key, record.intrinsic, record.target, {}};
-    AddProgram(set, TaskIndex(set, index, like), std::move(featurized[i].tokens), latency,
-               std::move(featurized[i].key));
+    tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(featurized[i].tokens), r.latency.median_s,
+                      std::move(featurized[i].key)});
   }
+  ProgramSet set = GroupIntoTasks(std::move(tasked));
   if (failures) *failures = local_failures;
   if (set.size() == 0)
     return Status::InvalidArgument("none of the " + std::to_string(records.size()) +
