@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 
 #include "cost_model_impl.h"
@@ -11,6 +12,7 @@
 #include "training_penalty.h"
 #include "ucmoh/metrics.h"
 #include "ucmoh/splits.h"
+#include "worker_group_impl.h"
 
 namespace ucmoh {
 
@@ -79,35 +81,78 @@ void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
 }
 
-// One optimizer step over a batch of groups; returns the batch's ranking loss.
-double TrainStep(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
-                 const std::vector<Group>& batch, torch::optim::Adam& optimizer,
-                 const std::vector<torch::Tensor>& trainable, const TrainOptions& options) {
+// The summed ranking loss of `groups` (each group ranked on its own).
+torch::Tensor GroupsLoss(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
+                         const std::vector<Group>& groups, const TrainOptions& options) {
   std::vector<int32_t> indices;
-  for (const auto& g : batch) indices.insert(indices.end(), g.begin(), g.end());
-  auto scores = model.impl().Forward(MakeTokenBatch(set, indices));
+  for (const auto& g : groups) indices.insert(indices.end(), g.begin(), g.end());
   torch::Tensor loss = torch::zeros({});
+  if (indices.empty()) return loss;
+  auto scores = model.impl().Forward(MakeTokenBatch(set, indices));
   int64_t offset = 0;
-  for (const auto& g : batch) {
+  for (const auto& g : groups) {
     std::vector<float> y;
     for (int32_t i : g) y.push_back(labels[i]);
     const auto n = static_cast<int64_t>(g.size());
     loss = loss + LambdaRankLoss(scores.narrow(0, offset, n), torch::tensor(y), options.pairwise_weight);
     offset += n;
   }
-  loss = loss / static_cast<double>(batch.size());
-  torch::Tensor total = loss;
-  if (options.penalty) total = total + options.penalty->Evaluate(model.impl().net->named_parameters());
-  optimizer.zero_grad();
-  total.backward();
-  if (options.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(trainable, options.grad_clip_norm);
-  optimizer.step();
-  return loss.item<double>();
+  return loss;
 }
 
-double EpochLoss(CostModel& model, const ProgramSet& fit, const std::vector<float>& labels,
-                 torch::optim::Adam& optimizer, const std::vector<torch::Tensor>& trainable,
-                 const TrainOptions& options, std::mt19937_64& rng) {
+// This rank's share of a batch: every world_size-th group, from its rank on.
+std::vector<Group> LocalShare(const std::vector<Group>& batch, const WorkerGroup& workers) {
+  std::vector<Group> local;
+  for (size_t i = workers.rank(); i < batch.size(); i += workers.world_size()) local.push_back(batch[i]);
+  return local;
+}
+
+// Data-parallel backward: each rank's share of the batch loss, gradients (and
+// the loss, for the report) summed over the ranks, then the penalty, which
+// every rank adds once to the same summed gradient. Returns the batch loss.
+Expected<double> DataParallelBackward(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
+                                      const std::vector<Group>& batch, const std::vector<torch::Tensor>& trainable,
+                                      const TrainOptions& options) {
+  auto& workers = *options.workers;
+  torch::Tensor loss = GroupsLoss(model, set, labels, LocalShare(batch, workers), options) /
+                       static_cast<double>(batch.size());
+  if (loss.requires_grad()) loss.backward();
+  std::vector<torch::Tensor> summed;
+  for (const auto& p : trainable) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a rank with no groups this step
+    summed.push_back(p.grad());
+  }
+  summed.push_back(loss.detach().reshape({1}).clone());
+  UCMOH_RETURN_IF_ERROR(workers.impl().AllReduceSum(summed));
+  if (options.penalty) options.penalty->Evaluate(model.impl().net->named_parameters()).backward();
+  return summed.back().item<double>();
+}
+
+// One optimizer step over a batch of groups; returns the batch's ranking loss.
+Expected<double> TrainStep(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
+                           const std::vector<Group>& batch, torch::optim::Adam& optimizer,
+                           const std::vector<torch::Tensor>& trainable, const TrainOptions& options) {
+  optimizer.zero_grad();
+  double batch_loss = 0;
+  if (options.workers && options.workers->world_size() > 1) {
+    auto loss = DataParallelBackward(model, set, labels, batch, trainable, options);
+    if (!loss.ok()) return loss.status();
+    batch_loss = *loss;
+  } else {
+    torch::Tensor loss = GroupsLoss(model, set, labels, batch, options) / static_cast<double>(batch.size());
+    torch::Tensor total = loss;
+    if (options.penalty) total = total + options.penalty->Evaluate(model.impl().net->named_parameters());
+    total.backward();
+    batch_loss = loss.item<double>();
+  }
+  if (options.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(trainable, options.grad_clip_norm);
+  optimizer.step();
+  return batch_loss;
+}
+
+Expected<double> EpochLoss(CostModel& model, const ProgramSet& fit, const std::vector<float>& labels,
+                           torch::optim::Adam& optimizer, const std::vector<torch::Tensor>& trainable,
+                           const TrainOptions& options, std::mt19937_64& rng) {
   model.impl().net->train();
   auto groups = MakeGroups(fit, options.programs_per_group, rng);
   double loss_sum = 0;
@@ -115,10 +160,30 @@ double EpochLoss(CostModel& model, const ProgramSet& fit, const std::vector<floa
   for (size_t start = 0; start < groups.size(); start += options.groups_per_batch) {
     std::vector<Group> batch(groups.begin() + start,
                              groups.begin() + std::min(groups.size(), start + options.groups_per_batch));
-    loss_sum += TrainStep(model, fit, labels, batch, optimizer, trainable, options);
+    auto loss = TrainStep(model, fit, labels, batch, optimizer, trainable, options);
+    if (!loss.ok()) return loss.status();
+    loss_sum += *loss;
     ++steps;
   }
   return steps ? loss_sum / steps : 0;
+}
+
+// Every rank must train the same programs with the same options from the same
+// parameters: checked, then rank 0's parameters are copied to all.
+Status JoinTraining(CostModel& model, const ProgramSet& fit, const std::vector<float>& labels,
+                    const TrainOptions& o) {
+  if (!o.workers || o.workers->world_size() == 1) return Status::Ok();
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  mix(fit.size());
+  mix(fit.tasks.size());
+  for (float y : labels) mix(static_cast<uint64_t>(std::llround(double(y) * 1e6)));
+  for (double v : {double(o.epochs), double(o.programs_per_group), double(o.groups_per_batch), o.learning_rate,
+                   o.weight_decay, o.grad_clip_norm, o.pairwise_weight, double(o.patience), double(o.seed)})
+    mix(static_cast<uint64_t>(std::llround(v * 1e9)));
+  UCMOH_RETURN_IF_ERROR(o.workers->CheckAgreement(h, "the training programs, labels or options"));
+  auto params = model.impl().net->parameters();
+  return o.workers->impl().BroadcastFromRankZero(params);
 }
 
 Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
@@ -195,6 +260,7 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
   torch::optim::Adam optimizer(trainable, torch::optim::AdamOptions(options.learning_rate)
                                               .weight_decay(options.weight_decay));
   const std::vector<float> labels = fit.Labels();
+  UCMOH_RETURN_IF_ERROR(JoinTraining(model, fit, labels, options));
   std::mt19937_64 rng(options.seed);
 
   TrainReport report;
@@ -205,7 +271,9 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
     const auto epoch_start = Clock::now();
     EpochReport er;
     er.epoch = epoch;
-    er.train_loss = EpochLoss(model, fit, labels, optimizer, trainable, options, rng);
+    auto loss = EpochLoss(model, fit, labels, optimizer, trainable, options, rng);
+    if (!loss.ok()) return loss.status();
+    er.train_loss = *loss;
     auto score = ValidationScore(model, validation);
     if (!score.ok()) return score.status();
     er.val_pca = *score;

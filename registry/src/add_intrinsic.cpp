@@ -12,6 +12,8 @@
 #include "ucmoh/lifelong_step.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/registry/registry_ops.h"
+
+#include "ucmoh/worker_group.h"
 #include "ucmoh/rehearsal.h"
 #include "ucmoh/sha256.h"
 #include "ucmoh/snapshot.h"
@@ -176,6 +178,8 @@ Expected<AddIntrinsicResult> AddIntrinsic(RegistryStore& store, const PluginSet&
   }
   auto step = RunLifelongStep(in, o.step);
   if (!step.ok()) return step.status();
+  if (o.step.training.workers && !o.step.training.workers->writes())
+    return AddIntrinsicResult{ModelVersion{}, std::move(*step)};  // data-parallel: rank 0 commits
   auto commit = BuildCommit(store, plugins, name, *parent, data->at(name), splits, o, *step);
   if (!commit.ok()) return commit.status();
   say("committing");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/status.h"
@@ -12,6 +13,7 @@ namespace ucmoh::cli {
 struct GlobalOptions {
   std::string plugins_manifest;  // --plugins, else DefaultPluginManifestPath()
   std::string db_path;           // --db, else $UCMOH_REGISTRY, else ./registry.db
+  std::vector<std::string> argv;  // the whole command line: local workers rerun it (cli_workers.h)
 };
 
 // Loads the manifest's plugins once per process.

@@ -11,6 +11,7 @@
 
 #include "cli_data.h"
 #include "cli_progress.h"
+#include "cli_workers.h"
 #include "commands.h"
 #include "lifelong_step_flags.h"
 #include "ucmoh/lifelong.h"
@@ -27,6 +28,7 @@ struct LifelongArgs {
   bool json = false;
   LifelongOptions options;
   LifelongStepFlags flags;
+  WorkerFlags workers;
 };
 
 std::string Short(const std::string& intrinsic) {
@@ -115,13 +117,16 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
   args.options.sequence = args.sequence;
   args.options.plasticity_reference = !args.no_plasticity;
 
+  auto run = WorkerRun::Start(global, args.workers);
+  if (!run.ok()) return Fail(run.status());
+  args.options.step.training.workers = (*run)->group();
   DataArgs data;
   data.files = args.files;
   data.intrinsics = args.sequence;
   auto set = LoadProgramSet(global, data);
   if (!set.ok()) return Fail(set.status());
 
-  ProgressLine progress(!args.json);
+  ProgressLine progress(!args.json && (*run)->writes());
   args.options.step.on_progress = [&](const std::string& line) { progress.Show(line); };
   args.options.step.training.on_epoch = [&](const EpochReport& e) {
     progress.Show(fmt::format("  epoch {}/{}  loss {:.4f}  val PCA {:.4f}", e.epoch, args.options.step.training.epochs,
@@ -129,7 +134,9 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
   };
   auto result = RunLifelong(*set, args.options);
   progress.Finish();
-  if (!result.ok()) return Fail(result.status());
+  if (!result.ok()) return Fail((*run)->Explain(result.status()));
+  if (!(*run)->writes()) return 0;
+  if (Status workers = (*run)->Finish(); !workers.ok()) return Fail(workers);
   if (!args.snapshots_dir.empty()) {
     Status s = WriteSnapshots(args.snapshots_dir, *result);
     if (!s.ok()) return Fail(s);
@@ -188,6 +195,7 @@ Command AddLifelongCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--test-fraction", o.test_fraction, "Held-out tasks per intrinsic (by_task)")->capture_default_str();
   sub->add_option("--split-seed", o.split_seed, "Seed of the splits")->capture_default_str();
   sub->add_option("--arch", o.step.network.architecture, "ucmoh | mlp")->capture_default_str();
+  args->workers.Add(*sub);
   sub->add_flag("--no-plasticity", args->no_plasticity, "Skip the models trained on each intrinsic alone");
   sub->add_option("--save-snapshots", args->snapshots_dir, "Write each step's serialized snapshot into this folder");
   sub->add_option("-o,--output", args->output, "Write the final model here");

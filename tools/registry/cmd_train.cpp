@@ -5,6 +5,7 @@
 
 #include "cli_data.h"
 #include "cli_progress.h"
+#include "cli_workers.h"
 #include "commands.h"
 #include "metrics_table.h"
 #include "ucmoh/cost_model.h"
@@ -20,6 +21,7 @@ struct TrainArgs {
   NetworkConfig network;
   TrainOptions training;
   double fraction = 1.0;  // of the training tasks' programs (data-efficiency studies)
+  WorkerFlags workers;
   bool json = false;
 };
 
@@ -33,6 +35,9 @@ Expected<CostModel> StartingModel(const TrainArgs& args) {
 }
 
 int RunTrain(const GlobalOptions& global, TrainArgs& args) {
+  auto run = WorkerRun::Start(global, args.workers);
+  if (!run.ok()) return Fail(run.status());
+  args.training.workers = (*run)->group();
   auto set = LoadProgramSet(global, args.data);
   if (!set.ok()) return Fail(set.status());
   auto halves = SplitProgramSet(*set, args.data);
@@ -47,14 +52,16 @@ int RunTrain(const GlobalOptions& global, TrainArgs& args) {
   } else {
     args.training.mode = args.from.empty() ? TransferMode::kScratch : TransferMode::kFinetune;
   }
-  ProgressLine progress(!args.json);
+  ProgressLine progress(!args.json && (*run)->writes());
   args.training.on_epoch = [&](const EpochReport& e) {
     progress.Show(fmt::format("epoch {}/{}  loss {:.4f}  val PCA {:.4f}  {:.1f}s/epoch  ETA {:.0f}s", e.epoch,
                               args.training.epochs, e.train_loss, e.val_pca, e.seconds, e.eta_seconds));
   };
   auto report = Train(*model, train, args.training);
   progress.Finish();
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) return Fail((*run)->Explain(report.status()));
+  if (!(*run)->writes()) return 0;
+  if (Status workers = (*run)->Finish(); !workers.ok()) return Fail(workers);
   std::vector<std::string> learned = args.training.mode == TransferMode::kScratch
                                          ? std::vector<std::string>{}
                                          : model->learned_intrinsics();
@@ -110,6 +117,10 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--hidden", args->network.hidden, "Hidden width")->capture_default_str();
   sub->add_option("--heads", args->network.heads, "Attention heads")->capture_default_str();
   sub->add_option("--fc-blocks", args->network.fc_blocks, "Residual FC blocks")->capture_default_str();
+  sub->add_option("--groups-per-batch", args->training.groups_per_batch,
+                  "Task groups per optimizer step (split over the workers)")
+      ->capture_default_str();
+  args->workers.Add(*sub);
   sub->add_flag("--json", args->json, "Machine-readable output, no progress bar");
   return {sub, [&global, args]() { return RunTrain(global, *args); }};
 }

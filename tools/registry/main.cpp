@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   CLI::App app{"UCMoH registry: a lifelong-learning cost-model registry for tensorized programs"};
   app.require_subcommand(1);
   GlobalOptions global;
+  global.argv.assign(argv, argv + argc);
   app.add_option("--plugins", global.plugins_manifest,
                  "plugins.json to load (default: $UCMOH_PLUGINS, ./plugins.json, or the build's)");
   app.add_option("--db", global.db_path, "registry database (default: $UCMOH_REGISTRY or ./registry.db)");

@@ -45,6 +45,10 @@ class Status {
   Status WithContext(const std::string& where) const {
     return ok() ? *this : Status(code_, where + ": " + message_);
   }
+  // Appends what else is known ("...: connection closed; rank 1 was killed").
+  Status WithDetail(const std::string& detail) const {
+    return ok() || detail.empty() ? *this : Status(code_, message_ + "; " + detail);
+  }
 
  private:
   Status(Code c, std::string m) : code_(c), message_(std::move(m)) {}

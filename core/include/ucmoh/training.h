@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +30,8 @@ struct EpochReport {
   double eta_seconds = 0;    // estimate to the last epoch
 };
 
-class EwcPenalty;  // training_penalty.h: an extra loss term (EWC), optional
+class EwcPenalty;   // training_penalty.h: an extra loss term (EWC), optional
+class WorkerGroup;  // worker_group.h: data-parallel training, optional
 
 struct TrainOptions {
   TransferMode mode = TransferMode::kScratch;
@@ -47,6 +49,11 @@ struct TrainOptions {
   // before training (scratch always fits it). Off: it stays as trained.
   bool refit_normalizer = false;
   const EwcPenalty* penalty = nullptr;
+  // Set (world size > 1): data-parallel. Every rank passes the same programs
+  // and options; each computes the loss of its share of every batch's
+  // groups and the gradients are summed, so the model equals one process's
+  // with the same batches (within float summation order).
+  std::shared_ptr<WorkerGroup> workers;
   std::function<void(const EpochReport&)> on_epoch;  // progress reporting
 };
 

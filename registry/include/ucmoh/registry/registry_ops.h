@@ -59,6 +59,8 @@ struct AddIntrinsicResult {
   LifelongStepResult step;
 };
 
+// With step.training.workers (data-parallel), every rank trains and only
+// rank 0 commits; the others return the step with an empty version.
 // Load -> lifelong step -> commit: latest's model and forgetting state (its
 // snapshots, its rehearsal samples rebuilt from the stored keys) or a fresh
 // network; RunLifelongStep on NAME's training tasks; every learned intrinsic
