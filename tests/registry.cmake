@@ -60,3 +60,10 @@ target_include_directories(registry_serve_test PRIVATE ${PROJECT_SOURCE_DIR}/ser
 target_compile_definitions(registry_serve_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>"
   UCMOH_REGISTRY_HELPER="$<TARGET_FILE:registry_test_helper>" UCMOH_LIBUCMOH="$<TARGET_FILE:ucmoh>")
 add_dependencies(registry_serve_test registry registry_test_helper)
+
+# --workers N through the binary: the same model as one process; killed
+# workers (rank 1, rank 0) fail the job and write nothing (issue 16, part 4).
+ucmoh_add_test(registry_workers_test registry_workers_test.cpp)
+target_link_libraries(registry_workers_test PRIVATE nlohmann_json::nlohmann_json ucmoh_registry_test_support)
+target_compile_definitions(registry_workers_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
+add_dependencies(registry_workers_test registry)

@@ -14,6 +14,7 @@ class ChildProcess {
   explicit ChildProcess(const std::vector<std::string>& argv);
   ~ChildProcess();  // kills (SIGKILL) and reaps a child still running
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
   // Reads stdout until a full line arrives or timeout_ms passes ("" then).
   std::string ReadLine(int timeout_ms);

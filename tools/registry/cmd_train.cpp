@@ -74,7 +74,8 @@ int RunTrain(const GlobalOptions& global, TrainArgs& args) {
   nlohmann::json out = {{"model", args.output}, {"mode", TransferModeName(args.training.mode)},
                         {"train_programs", train.size()}, {"train_tasks", train.tasks.size()},
                         {"epochs_run", report->epochs_run}, {"best_epoch", report->best_epoch},
-                        {"best_val_pca", report->best_val_pca}, {"seconds", report->seconds},
+                        {"best_val_pca", report->best_val_pca}, {"final_train_loss", report->final_train_loss},
+                        {"seconds", report->seconds},
                         {"trained_parameters", report->trained_parameters},
                         {"parameters", model->num_parameters()}};
   MetricsTable table;

@@ -1,0 +1,190 @@
+// `--workers N` through the real `registry` binary: N processes over c10d
+// Gloo train what one process trains, and a worker killed with SIGKILL fails
+// the job with a message naming it, leaving no model file and no version.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "child_process.h"
+#include "command_runner.h"
+#include "registry_test_support.h"
+#include "shared_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ucmoh::registry::testing::ChildProcess;
+using ucmoh::registry::testing::TempDir;
+using ucmoh::testing::CommandResult;
+using Clock = std::chrono::steady_clock;
+
+std::string Registry() {
+  return std::string(UCMOH_REGISTRY_BIN) + " --plugins " + UCMOH_SOURCE_DIR + "/plugins.json";
+}
+
+CommandResult RunRegistry(const std::string& args) { return ucmoh::testing::RunCommand(Registry() + " " + args); }
+
+// The fp16 CUTLASS records (two intrinsics, 1,102 programs) as JSON Lines.
+std::string Fp16Records(const TempDir& dir) {
+  const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result.csv";
+  EXPECT_TRUE(fs::exists(csv)) << csv << " is missing from the shared data folder";
+  const std::string out = dir.Sub("fp16.jsonl");
+  const CommandResult r = RunRegistry("import cutlass " + csv + " -o " + out);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  return out;
+}
+
+// The local ranks `parent` started (its children), waiting up to 20 s for them.
+std::vector<pid_t> ChildrenOf(pid_t parent, size_t expected) {
+  std::vector<pid_t> children;
+  for (int tries = 0; tries < 200 && children.size() < expected; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    children.clear();
+    const CommandResult r = ucmoh::testing::RunCommand("pgrep -P " + std::to_string(parent));
+    std::istringstream in(r.out);
+    for (pid_t pid; in >> pid;) children.push_back(pid);
+  }
+  return children;
+}
+
+bool Alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+// CPU seconds `pid` has used (utime + stime, /proc/PID/stat fields 14-15).
+double CpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto after_name = line.rfind(')');  // the command name may hold spaces
+  if (after_name == std::string::npos) return 0;
+  std::istringstream fields(line.substr(after_name + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i)
+    if (i >= 14) ticks += std::stod(field);
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Waits (up to 120 s) until `pid` has worked for `cpu_seconds`: past loading
+// and joining, into training, however loaded the machine (or slow the
+// sanitizer build) is.
+void WaitUntilTraining(pid_t pid, double cpu_seconds = 1.5) {
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (Clock::now() < deadline && Alive(pid) && CpuSeconds(pid) < cpu_seconds)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(CpuSeconds(pid), cpu_seconds) << "pid " << pid << " never got into training";
+}
+
+TEST(RegistryWorkers, TwoProcessesTrainWhatOneTrains) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_same");
+  const std::string records = Fp16Records(dir);
+  const std::string train = "train --data " + records + " --epochs 3 --seed 5 --json -o ";
+  const CommandResult one = RunRegistry(train + dir.Sub("one.pt"));
+  const CommandResult two = RunRegistry(train + dir.Sub("two.pt") + " --workers 2");
+  ASSERT_EQ(one.rc, 0) << one.out;
+  ASSERT_EQ(two.rc, 0) << two.out;
+  const auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
+  EXPECT_EQ(a["epochs_run"], b["epochs_run"]);
+  EXPECT_NEAR(a["final_train_loss"].get<double>(), b["final_train_loss"].get<double>(), 1e-4);
+  EXPECT_NEAR(a["best_val_pca"].get<double>(), b["best_val_pca"].get<double>(), 1e-9);
+  EXPECT_NEAR(a["test"]["all"]["pca"].get<double>(), b["test"]["all"]["pca"].get<double>(), 1e-9);
+  EXPECT_TRUE(fs::exists(dir.Sub("two.pt")));
+}
+
+TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_kill");
+  const std::string records = Fp16Records(dir);
+  const std::string model = dir.Sub("never.pt");
+  ChildProcess job({"/bin/sh", "-c",
+                    "exec " + Registry() + " train --data " + records +
+                        " --epochs 1000 --patience 1000 --workers 2 --worker-timeout 60 -o " + model + " 2>&1"});
+  ASSERT_TRUE(job.started());
+  const auto workers = ChildrenOf(job.pid(), 1);  // the shell exec'd rank 0; rank 1 is its child
+  ASSERT_EQ(workers.size(), 1u);
+  WaitUntilTraining(workers[0]);
+  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
+  const auto killed = Clock::now();
+  const std::string out = job.ReadRest();
+  const int status = job.Wait();
+  const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
+  EXPECT_LT(seconds, 30) << "rank 0 noticed the dead worker only after " << seconds << " s";
+  EXPECT_NE(out.find("gradient all-reduce failed"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 1 (pid " + std::to_string(workers[0]) + ") was killed by signal 9"), std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(model)) << "a failed data-parallel job wrote its model";
+}
+
+TEST(RegistryWorkers, KilledRankZeroStopsTheOtherRanks) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_kill0");
+  const std::string records = Fp16Records(dir);
+  ChildProcess job({"/bin/sh", "-c",
+                    "exec " + Registry() + " train --data " + records +
+                        " --epochs 1000 --patience 1000 --workers 3 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"});
+  const auto workers = ChildrenOf(job.pid(), 2);
+  ASSERT_EQ(workers.size(), 2u);
+  WaitUntilTraining(workers[1]);
+  job.Kill(SIGKILL);
+  job.Wait();
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && (Alive(workers[0]) || Alive(workers[1])))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Orphans are reaped by init; kill(pid, 0) fails once they are gone.
+  EXPECT_FALSE(Alive(workers[0]) || Alive(workers[1])) << "ranks 1 and 2 outlived rank 0 by 30 s";
+  EXPECT_FALSE(fs::exists(dir.Sub("never.pt")));
+}
+
+TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_add");
+  const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result.csv";
+  auto versions = [&](const std::string& db) {
+    const CommandResult r = RunRegistry("--db " + db + " versions --json");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return r.rc == 0 ? nlohmann::json::parse(r.out).size() : 0;
+  };
+  auto pca = [&](const std::string& db) {
+    const CommandResult r = RunRegistry("--db " + db + " show ucmoh@latest --json");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return nlohmann::json::parse(r.out)["evaluation"][0]["pca"].get<double>();
+  };
+  for (const std::string db : {dir.Sub("one.db"), dir.Sub("two.db")}) {
+    ASSERT_EQ(RunRegistry("--db " + db + " init").rc, 0);
+    ASSERT_EQ(RunRegistry("--db " + db + " records import cutlass " + csv).rc, 0);
+  }
+  const std::string add = " add-intrinsic tensorcore.h1688 --epochs 3 -q";
+  const CommandResult one = RunRegistry("--db " + dir.Sub("one.db") + add);
+  const CommandResult two = RunRegistry("--db " + dir.Sub("two.db") + add + " --workers 2");
+  ASSERT_EQ(one.rc, 0) << one.out;
+  ASSERT_EQ(two.rc, 0) << two.out;
+  EXPECT_EQ(versions(dir.Sub("two.db")), 1u);  // rank 1 did not commit a second version
+  EXPECT_NEAR(pca(dir.Sub("one.db")), pca(dir.Sub("two.db")), 1e-9);
+
+  ChildProcess job({"/bin/sh", "-c",
+                    "exec " + Registry() + " --db " + dir.Sub("two.db") +
+                        " add-intrinsic tensorcore.h16816 --epochs 1000 --patience 1000 --workers 2 --worker-timeout 60 -q 2>&1"});
+  const auto workers = ChildrenOf(job.pid(), 1);
+  ASSERT_EQ(workers.size(), 1u);
+  WaitUntilTraining(workers[0]);
+  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
+  const std::string out = job.ReadRest();
+  const int status = job.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
+  EXPECT_NE(out.find("was killed by signal 9"), std::string::npos) << out;
+  EXPECT_EQ(versions(dir.Sub("two.db")), 1u);
+  const CommandResult verify = RunRegistry("--db " + dir.Sub("two.db") + " verify");
+  EXPECT_EQ(verify.rc, 0) << verify.out;
+}
+
+}  // namespace
