@@ -81,21 +81,20 @@ void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
 }
 
-// The summed ranking loss of `groups` (each group ranked on its own).
+// The summed ranking loss of `groups` (each group ranked on its own). Each
+// group is its own forward batch, padded to its own longest program: the
+// programs of one task have similar token counts, while a batch of several
+// tasks would pad every program to the longest of them (x86: 7 to 66
+// tokens), which made an epoch 1.7x slower (docs/benchmarks.md).
 torch::Tensor GroupsLoss(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
                          const std::vector<Group>& groups, const TrainOptions& options) {
-  std::vector<int32_t> indices;
-  for (const auto& g : groups) indices.insert(indices.end(), g.begin(), g.end());
   torch::Tensor loss = torch::zeros({});
-  if (indices.empty()) return loss;
-  auto scores = model.impl().Forward(MakeTokenBatch(set, indices));
-  int64_t offset = 0;
   for (const auto& g : groups) {
+    if (g.empty()) continue;
     std::vector<float> y;
     for (int32_t i : g) y.push_back(labels[i]);
-    const auto n = static_cast<int64_t>(g.size());
-    loss = loss + LambdaRankLoss(scores.narrow(0, offset, n), torch::tensor(y), options.pairwise_weight);
-    offset += n;
+    auto scores = model.impl().Forward(MakeTokenBatch(set, g));
+    loss = loss + LambdaRankLoss(scores, torch::tensor(y), options.pairwise_weight);
   }
   return loss;
 }

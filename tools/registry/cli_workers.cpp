@@ -128,12 +128,17 @@ Status WorkerRun::Finish() {
 }
 
 Status WorkerRun::Explain(const Status& status) {
+  // A peer's socket closes while the kernel tears the process down, a moment
+  // before its exit status can be collected: give a dying worker 2 s.
   std::string stopped;
-  for (size_t i = 0; i < children_.size(); ++i) {
-    int wait_status = 0;
-    if (children_[i] > 0 && ::waitpid(children_[i], &wait_status, WNOHANG) == children_[i]) {
-      stopped += (stopped.empty() ? "" : "; ") + ExitDescription(int(i) + 1, children_[i], wait_status);
-      children_[i] = -1;
+  for (int tries = 0; tries < 20 && stopped.empty() && !children_.empty(); ++tries) {
+    if (tries > 0) ::usleep(100 * 1000);
+    for (size_t i = 0; i < children_.size(); ++i) {
+      int wait_status = 0;
+      if (children_[i] > 0 && ::waitpid(children_[i], &wait_status, WNOHANG) == children_[i]) {
+        stopped += (stopped.empty() ? "" : "; ") + ExitDescription(int(i) + 1, children_[i], wait_status);
+        children_[i] = -1;
+      }
     }
   }
   return status.WithDetail(stopped);
