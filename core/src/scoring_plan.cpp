@@ -1,6 +1,9 @@
 #include "scoring_plan.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "small_attention.h"
@@ -64,28 +67,60 @@ const dnnl::engine& CpuEngine() {
   return engine;
 }
 
-// dst[rows, out] (=|+=) epilogue(src[rows, in] W^T + b). oneDNN's primitive
-// cache makes building the same shapes again cheap.
+// Rows are rounded up to this many, so a thread builds one oneDNN kernel per
+// layer shape and row bucket, once, instead of a primitive descriptor per
+// call (and one per distinct chunk height, which real candidate sets vary).
+constexpr int64_t kRowGranule = 128;
+
+int64_t PaddedRows(int64_t tokens) { return (tokens + kRowGranule - 1) / kRowGranule * kRowGranule; }
+
+struct KernelShape {
+  int in, out;
+  int64_t rows;
+  Epilogue epilogue;
+  bool operator<(const KernelShape& o) const {
+    return std::tie(in, out, rows, epilogue) < std::tie(o.in, o.out, o.rows, o.epilogue);
+  }
+};
+
+// The matmul for one shape: src[rows, in] x W^T (W row-major [out, in]) + b,
+// with the epilogue fused. The weights are arguments, not part of the kernel,
+// so every model of the same shape shares it.
+const dnnl::matmul& DenseKernel(const KernelShape& shape) {
+  thread_local std::map<KernelShape, dnnl::matmul> kernels;
+  auto found = kernels.find(shape);
+  if (found != kernels.end()) return found->second;
+  using dnnl::memory;
+  const auto f32 = memory::data_type::f32;
+  const memory::desc src_md({shape.rows, shape.in}, f32, {shape.in, 1});
+  const memory::desc weight_md({shape.in, shape.out}, f32, {1, shape.in});  // W^T over W's row-major bytes
+  const memory::desc bias_md({1, shape.out}, f32, {shape.out, 1});
+  const memory::desc dst_md({shape.rows, shape.out}, f32, {shape.out, 1});
+  dnnl::post_ops ops;
+  if (shape.epilogue == Epilogue::kRelu || shape.epilogue == Epilogue::kReluAddInto)
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  if (shape.epilogue == Epilogue::kAddInto || shape.epilogue == Epilogue::kReluAddInto) ops.append_sum(1.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weight_md, bias_md, dst_md), attr, CpuEngine());
+  return kernels.emplace(shape, dnnl::matmul(pd)).first->second;
+}
+
+// dst[rows, out] (=|+=) epilogue(src[rows, in] W^T + b); rows is a multiple
+// of kRowGranule.
 void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float* dst, Epilogue epilogue) {
   using dnnl::memory;
   const auto f32 = memory::data_type::f32;
-  const memory::desc src_md({rows, d.in}, f32, {d.in, 1});
-  const memory::desc weight_md({d.in, d.out}, f32, {1, d.in});  // W^T over W's row-major bytes
-  const memory::desc bias_md({1, d.out}, f32, {d.out, 1});
-  const memory::desc dst_md({rows, d.out}, f32, {d.out, 1});
-  dnnl::post_ops ops;
-  if (epilogue == Epilogue::kRelu || epilogue == Epilogue::kReluAddInto)
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-  if (epilogue == Epilogue::kAddInto || epilogue == Epilogue::kReluAddInto) ops.append_sum(1.f);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
   const auto& engine = CpuEngine();
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weight_md, bias_md, dst_md), attr, engine);
-  dnnl::stream stream(engine);
-  dnnl::matmul(pd).execute(stream, {{DNNL_ARG_SRC, memory(src_md, engine, const_cast<float*>(src))},
-                                    {DNNL_ARG_WEIGHTS, memory(weight_md, engine, const_cast<float*>(d.weight.data()))},
-                                    {DNNL_ARG_BIAS, memory(bias_md, engine, const_cast<float*>(d.bias.data()))},
-                                    {DNNL_ARG_DST, memory(dst_md, engine, dst)}});
+  thread_local dnnl::stream stream(engine);
+  auto wrap = [&](memory::dims dims, memory::dims strides, const float* data) {
+    return memory(memory::desc(dims, f32, strides), engine, const_cast<float*>(data));
+  };
+  DenseKernel({d.in, d.out, rows, epilogue})
+      .execute(stream, {{DNNL_ARG_SRC, wrap({rows, d.in}, {d.in, 1}, src)},
+                        {DNNL_ARG_WEIGHTS, wrap({d.in, d.out}, {1, d.in}, d.weight.data())},
+                        {DNNL_ARG_BIAS, wrap({1, d.out}, {d.out, 1}, d.bias.data())},
+                        {DNNL_ARG_DST, wrap({rows, d.out}, {d.out, 1}, dst)}});
   stream.wait();
 }
 
@@ -137,33 +172,37 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, i
   Workspace& w = ThreadWorkspace();
   std::vector<int64_t>& offsets = w.offsets;
   offsets.assign(1, 0);
-  w.x.resize(static_cast<size_t>(tokens) * kFeatureDim);
+  // Rows past `tokens` are zeros in, ignored out: every layer works row by
+  // row, and attention and the final sums read only the programs' rows.
+  const int64_t rows = PaddedRows(tokens);
+  w.x.resize(static_cast<size_t>(rows) * kFeatureDim);
+  std::fill(w.x.begin() + tokens * kFeatureDim, w.x.end(), 0.f);
   for (size_t p = first; p < last; ++p) {
     const TokenMatrix& m = set.tokens[p];
     if (!m.values.empty())  // an empty vector's data() may be null, which memcpy must not get
       std::memcpy(w.x.data() + offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
     offsets.push_back(offsets.back() + m.num_tokens);
   }
-  const size_t width = static_cast<size_t>(tokens) * hidden_;
+  const size_t width = static_cast<size_t>(rows) * hidden_;
   w.h.resize(width);
   w.scratch.resize(width);
   w.qkv.resize(3 * width);
-  w.per_token.resize(static_cast<size_t>(tokens));
+  w.per_token.resize(static_cast<size_t>(rows));
   std::vector<float>&h = w.h, &scratch = w.scratch, &qkv = w.qkv, &per_token = w.per_token;
   const float* in = w.x.data();
   for (const Dense& layer : encoder_) {
-    RunDense(layer, in, tokens, scratch.data(), Epilogue::kRelu);
+    RunDense(layer, in, rows, scratch.data(), Epilogue::kRelu);
     h.swap(scratch);
     in = h.data();
   }
-  RunDense(in_proj_, h.data(), tokens, qkv.data(), Epilogue::kNone);
+  RunDense(in_proj_, h.data(), rows, qkv.data(), Epilogue::kNone);
   AttendWithinPrograms(qkv.data(), offsets, hidden_, heads_, scratch.data());
-  RunDense(out_proj_, scratch.data(), tokens, h.data(), Epilogue::kAddInto);
+  RunDense(out_proj_, scratch.data(), rows, h.data(), Epilogue::kAddInto);
   for (size_t b = 0; b < fc_.size(); b += 2) {
-    RunDense(fc_[b], h.data(), tokens, scratch.data(), Epilogue::kRelu);
-    RunDense(fc_[b + 1], scratch.data(), tokens, h.data(), Epilogue::kReluAddInto);
+    RunDense(fc_[b], h.data(), rows, scratch.data(), Epilogue::kRelu);
+    RunDense(fc_[b + 1], scratch.data(), rows, h.data(), Epilogue::kReluAddInto);
   }
-  RunDense(decoder_, h.data(), tokens, per_token.data(), Epilogue::kNone);
+  RunDense(decoder_, h.data(), rows, per_token.data(), Epilogue::kNone);
   for (size_t p = first; p < last; ++p) {
     float sum = 0.f;
     for (int64_t t = offsets[p - first]; t < offsets[p - first + 1]; ++t) sum += per_token[t];
