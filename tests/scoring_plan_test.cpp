@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <random>
 
 #include "cost_model_impl.h"
 #include "scoring_plan.h"
 #include "synthetic_programs.h"
+#include "ucmoh/metrics.h"
+#include "ucmoh/splits.h"
+#include "ucmoh/training.h"
 
 namespace ucmoh {
 namespace {
@@ -101,6 +105,58 @@ TEST(ScoringPlan, TheMlpBaselineKeepsThePaddedPath) {
   c.architecture = "mlp";
   auto model = CostModel::Create(c);
   EXPECT_FALSE(ScoringPlan::Supports(model->impl()));
+}
+
+}  // namespace
+}  // namespace ucmoh
+
+namespace ucmoh {
+namespace {
+
+// bf16 scoring (PredictOptions::precision) against float32, on a trained
+// model's held-out tasks: close scores, the same ranking quality. Skips where
+// oneDNN has no bf16 matmul for the CPU (Unsupported, by name).
+TEST(ScoringPlan, Bf16RanksHeldOutTasksLikeFloat32) {
+  ProgramSet set = test::SyntheticSet(40, 40, 1);
+  auto split = MakeSplit(set, {SplitKind::kByTask, 0.25, 0, ""});
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  ProgramSet train = set.Subset(split->train), held_out = set.Subset(split->test);
+  auto model = CostModel::Create(NetworkConfig{});
+  ASSERT_TRUE(model.ok());
+  TrainOptions o;
+  o.epochs = 15;
+  o.learning_rate = 3e-3;
+  o.programs_per_group = 32;
+  o.groups_per_batch = 4;
+  ASSERT_TRUE(Train(*model, train, o).ok());
+  auto f32 = model->Predict(held_out);
+  ASSERT_TRUE(f32.ok()) << f32.status().message();
+  PredictOptions bf16_options;
+  bf16_options.precision = ScoringPrecision::kBfloat16;
+  auto bf16 = model->Predict(held_out, bf16_options);
+  if (!bf16.ok() && bf16.status().code() == Status::Code::kUnsupported) GTEST_SKIP() << bf16.status().message();
+  ASSERT_TRUE(bf16.ok()) << bf16.status().message();
+  ASSERT_EQ(bf16->size(), f32->size());
+  double worst = 0, spread = 0;
+  for (size_t i = 0; i < f32->size(); ++i) {
+    worst = std::max(worst, std::abs(double((*bf16)[i]) - (*f32)[i]));
+    spread = std::max(spread, std::abs(double((*f32)[i]) - (*f32)[0]));
+  }
+  const RankingMetrics a = EvaluateRanking(held_out, *f32), b = EvaluateRanking(held_out, *bf16);
+  std::printf("bf16 vs float32 on %zu held-out programs: largest score difference %.4g (score spread %.3g), "
+              "PCA %.4f vs %.4f, top-1 %.4f vs %.4f\n",
+              f32->size(), worst, spread, b.pca, a.pca, b.top1, a.top1);
+  EXPECT_GT(worst, 0) << "bf16 gave float32's exact scores: the bf16 path did not run";
+  EXPECT_LT(worst, 0.02 * spread) << "bf16 scores are off by more than 2% of the score range";
+  EXPECT_NEAR(b.pca, a.pca, 0.01);
+  EXPECT_NEAR(b.top1, a.top1, 0.02);
+}
+
+TEST(ScoringPlan, UnknownPrecisionIsRefusedByName) {
+  auto p = ParseScoringPrecision("fp8");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("'fp8'"), std::string::npos);
+  EXPECT_EQ(*ParseScoringPrecision("bf16"), ScoringPrecision::kBfloat16);
 }
 
 }  // namespace

@@ -42,16 +42,25 @@ Expected<CostModel> CostModel::Create(const NetworkConfig& config) {
 
 void CostModel::FitNormalizer(const ProgramSet& set) { impl_->normalizer.Fit(set); }
 
+Expected<ScoringPrecision> ParseScoringPrecision(const std::string& name) {
+  if (name == "float32") return ScoringPrecision::kFloat32;
+  if (name == "bf16") return ScoringPrecision::kBfloat16;
+  return Status::InvalidArgument("unknown scoring precision '" + name + "' (float32, bf16)");
+}
+
 Expected<std::vector<float>> CostModel::Predict(const ProgramSet& set, int batch_size) const {
+  PredictOptions options;
+  options.batch_size = batch_size;
+  return Predict(set, options);
+}
+
+Expected<std::vector<float>> CostModel::Predict(const ProgramSet& set, const PredictOptions& options) const {
   if (!impl_->normalizer.fitted())
     return Status::InvalidArgument("model has not been trained: no feature normalizer");
-  if (ScoringPlan::Supports(*impl_)) {
-    try {
-      return ScoringPlan(*impl_).Score(set);
-    } catch (const std::exception& e) {
-      return Status::Internal(std::string("scoring: ") + e.what());
-    }
-  }
+  const bool bf16 = options.precision == ScoringPrecision::kBfloat16;
+  if (ScoringPlan::Supports(*impl_)) return ScoreWithPlan(*impl_, set, options.precision);
+  if (bf16) return Status::Unsupported("bf16 scoring: only the ucmoh architecture has a bf16 plan");
+  const int batch_size = options.batch_size;
   torch::NoGradGuard no_grad;
   impl_->net->eval();
   // The MLP baseline: programs of similar length share a batch, so little is padded.

@@ -78,8 +78,9 @@ struct KernelShape {
   int in, out;
   int64_t rows;
   Epilogue epilogue;
+  bool bf16;  // bfloat16 src and weights (float32 bias and dst)
   bool operator<(const KernelShape& o) const {
-    return std::tie(in, out, rows, epilogue) < std::tie(o.in, o.out, o.rows, o.epilogue);
+    return std::tie(in, out, rows, epilogue, bf16) < std::tie(o.in, o.out, o.rows, o.epilogue, o.bf16);
   }
 };
 
@@ -92,8 +93,9 @@ const dnnl::matmul& DenseKernel(const KernelShape& shape) {
   if (found != kernels.end()) return found->second;
   using dnnl::memory;
   const auto f32 = memory::data_type::f32;
-  const memory::desc src_md({shape.rows, shape.in}, f32, {shape.in, 1});
-  const memory::desc weight_md({shape.in, shape.out}, f32, {1, shape.in});  // W^T over W's row-major bytes
+  const auto in_type = shape.bf16 ? memory::data_type::bf16 : f32;
+  const memory::desc src_md({shape.rows, shape.in}, in_type, {shape.in, 1});
+  const memory::desc weight_md({shape.in, shape.out}, in_type, {1, shape.in});  // W^T over W's row-major bytes
   const memory::desc bias_md({1, shape.out}, f32, {shape.out, 1});
   const memory::desc dst_md({shape.rows, shape.out}, f32, {shape.out, 1});
   dnnl::post_ops ops;
@@ -106,22 +108,61 @@ const dnnl::matmul& DenseKernel(const KernelShape& shape) {
   return kernels.emplace(shape, dnnl::matmul(pd)).first->second;
 }
 
-// dst[rows, out] (=|+=) epilogue(src[rows, in] W^T + b); rows is a multiple
-// of kRowGranule.
-void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float* dst, Epilogue epilogue) {
+// The conversion of a [rows, in] float32 activation to bfloat16, per shape.
+const dnnl::reorder& ToBf16Kernel(int64_t rows, int in) {
+  thread_local std::map<std::pair<int64_t, int>, dnnl::reorder> kernels;
+  auto found = kernels.find({rows, in});
+  if (found != kernels.end()) return found->second;
   using dnnl::memory;
-  const auto f32 = memory::data_type::f32;
+  const memory::desc f32({rows, in}, memory::data_type::f32, {in, 1});
+  const memory::desc bf16({rows, in}, memory::data_type::bf16, {in, 1});
+  dnnl::reorder::primitive_desc pd(CpuEngine(), f32, CpuEngine(), bf16);
+  return kernels.emplace(std::make_pair(rows, in), dnnl::reorder(pd)).first->second;
+}
+
+// dst[rows, out] (=|+=) epilogue(src[rows, in] W^T + b); rows is a multiple
+// of kRowGranule. A layer with bfloat16 weights rounds src to bfloat16 first
+// (oneDNN has no float32 x bfloat16 matmul).
+void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float* dst, Epilogue epilogue) {
+  const bool bf16 = !d.weight_bf16.empty();
+  using dnnl::memory;
   const auto& engine = CpuEngine();
   thread_local dnnl::stream stream(engine);
-  auto wrap = [&](memory::dims dims, memory::dims strides, const float* data) {
-    return memory(memory::desc(dims, f32, strides), engine, const_cast<float*>(data));
+  thread_local std::vector<uint16_t> src_bf16;
+  auto wrap = [&](memory::dims dims, memory::dims strides, const void* data, memory::data_type type) {
+    return memory(memory::desc(dims, type, strides), engine, const_cast<void*>(data));
   };
-  DenseKernel({d.in, d.out, rows, epilogue})
-      .execute(stream, {{DNNL_ARG_SRC, wrap({rows, d.in}, {d.in, 1}, src)},
-                        {DNNL_ARG_WEIGHTS, wrap({d.in, d.out}, {1, d.in}, d.weight.data())},
-                        {DNNL_ARG_BIAS, wrap({1, d.out}, {d.out, 1}, d.bias.data())},
-                        {DNNL_ARG_DST, wrap({rows, d.out}, {d.out, 1}, dst)}});
+  const auto f32 = memory::data_type::f32, in_type = bf16 ? memory::data_type::bf16 : f32;
+  const void* matmul_src = src;
+  const void* weights = d.weight.data();
+  if (bf16) {
+    src_bf16.resize(static_cast<size_t>(rows) * d.in);
+    dnnl::memory from = wrap({rows, d.in}, {d.in, 1}, src, f32);
+    dnnl::memory to = wrap({rows, d.in}, {d.in, 1}, src_bf16.data(), in_type);
+    ToBf16Kernel(rows, d.in).execute(stream, from, to);
+    matmul_src = src_bf16.data();
+    weights = d.weight_bf16.data();
+  }
+  DenseKernel({d.in, d.out, rows, epilogue, bf16})
+      .execute(stream, {{DNNL_ARG_SRC, wrap({rows, d.in}, {d.in, 1}, matmul_src, in_type)},
+                        {DNNL_ARG_WEIGHTS, wrap({d.in, d.out}, {1, d.in}, weights, in_type)},
+                        {DNNL_ARG_BIAS, wrap({1, d.out}, {d.out, 1}, d.bias.data(), f32)},
+                        {DNNL_ARG_DST, wrap({rows, d.out}, {d.out, 1}, dst, f32)}});
   stream.wait();
+}
+
+// Round to nearest even in the upper 16 bits: bfloat16, as oneDNN reads it.
+uint16_t ToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+void AddBf16Weights(ScoringPlan::Dense& d) {
+  d.weight_bf16.resize(d.weight.size());
+  std::transform(d.weight.begin(), d.weight.end(), d.weight_bf16.begin(), ToBf16);
 }
 
 }  // namespace
@@ -130,7 +171,7 @@ bool ScoringPlan::Supports(const CostModel::Impl& model) {
   return dynamic_cast<const UcmohNet*>(model.net.get()) != nullptr && model.normalizer.fitted();
 }
 
-ScoringPlan::ScoringPlan(const CostModel::Impl& model) {
+ScoringPlan::ScoringPlan(const CostModel::Impl& model, bool bf16) {
   const auto& net = dynamic_cast<const UcmohNet&>(*model.net);
   hidden_ = model.config.hidden;
   heads_ = model.config.heads;
@@ -146,6 +187,14 @@ ScoringPlan::ScoringPlan(const CostModel::Impl& model) {
     fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(2))));
   }
   decoder_ = DenseFrom(net.decoder);
+  if (!bf16) return;
+  // The first layer stays float32: it reads raw features with the
+  // normalizer folded in, x W' + (b - W' mean), and rounding a large raw
+  // value to 8 bits of mantissa before the mean is subtracted would lose
+  // what the subtraction leaves. Every later layer reads normalized scales.
+  for (Dense* d : {&in_proj_, &out_proj_, &decoder_}) AddBf16Weights(*d);
+  for (size_t i = 1; i < encoder_.size(); ++i) AddBf16Weights(encoder_[i]);
+  for (Dense& d : fc_) AddBf16Weights(d);
 }
 
 std::vector<float> ScoringPlan::Score(const ProgramSet& set) const {
@@ -207,6 +256,19 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, i
     float sum = 0.f;
     for (int64_t t = offsets[p - first]; t < offsets[p - first + 1]; ++t) sum += per_token[t];
     scores[p] = sum;
+  }
+}
+
+Expected<std::vector<float>> ScoreWithPlan(const CostModel::Impl& model, const ProgramSet& set,
+                                           ScoringPrecision precision) {
+  const bool bf16 = precision == ScoringPrecision::kBfloat16;
+  try {
+    return ScoringPlan(model, bf16).Score(set);
+  } catch (const dnnl::error& e) {
+    if (bf16) return Status::Unsupported(std::string("bf16 scoring on this CPU: oneDNN: ") + e.what());
+    return Status::Internal(std::string("scoring: oneDNN: ") + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("scoring: ") + e.what());
   }
 }
 

@@ -19,16 +19,21 @@ class ScoringPlan {
  public:
   // Only the "ucmoh" architecture; the caller checks Supports() first.
   static bool Supports(const CostModel::Impl& model);
-  explicit ScoringPlan(const CostModel::Impl& model);
+  // bf16: the matmuls after the first take bfloat16 inputs and weights
+  // (float32 bias, accumulation and outputs; attention and the residual
+  // stream stay float32).
+  explicit ScoringPlan(const CostModel::Impl& model, bool bf16 = false);
 
   // One score per program of `set`, in order. Throws dnnl::error if oneDNN
   // cannot run (the caller turns it into a Status).
   std::vector<float> Score(const ProgramSet& set) const;
 
-  // A Linear layer's weights, row-major [out, in], and bias [out].
+  // A Linear layer's weights, row-major [out, in], and bias [out]; in a bf16
+  // plan also the weights rounded to bfloat16 (the upper 16 bits).
   struct Dense {
     int in = 0, out = 0;
     std::vector<float> weight, bias;
+    std::vector<uint16_t> weight_bf16;
   };
 
  private:
@@ -40,5 +45,10 @@ class ScoringPlan {
   std::vector<Dense> fc_;  // two per block: the inner and the outer Linear
   Dense decoder_;
 };
+
+// Scores `set` with the model's plan at `precision`. oneDNN failures come back
+// as a Status: Unsupported for a bf16 plan the CPU cannot run.
+Expected<std::vector<float>> ScoreWithPlan(const CostModel::Impl& model, const ProgramSet& set,
+                                           ScoringPrecision precision);
 
 }  // namespace ucmoh

@@ -61,17 +61,25 @@ Fixture* LoadFixture() {
   return fixture;
 }
 
+// Argument 0: float32 scoring (the default), 1: bf16 (PredictOptions).
+PredictOptions PrecisionArg(const benchmark::State& state) {
+  PredictOptions o;
+  if (state.range(0) == 1) o.precision = ScoringPrecision::kBfloat16;
+  return o;
+}
+
 // Records -> lower -> featurize -> network scores, for a batch of 4,096.
 void BM_UcmohPredictWithFeatures(benchmark::State& state) {
   Fixture* f = LoadFixture();
   if (!f) { state.SkipWithError("no data (set UCMOH_DATA_DIR)"); return; }
+  const PredictOptions options = PrecisionArg(state);
   for (auto _ : state) {
     auto set = BuildProgramSet(f->plugins, f->records);
-    benchmark::DoNotOptimize(f->model->Predict(*set, 4096));
+    benchmark::DoNotOptimize(f->model->Predict(*set, options));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->records.size()));
 }
-BENCHMARK(BM_UcmohPredictWithFeatures)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_UcmohPredictWithFeatures)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FeaturizeOnly(benchmark::State& state) {
   Fixture* f = LoadFixture();
@@ -84,10 +92,11 @@ BENCHMARK(BM_FeaturizeOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_UcmohPredictTokens(benchmark::State& state) {
   Fixture* f = LoadFixture();
   if (!f) { state.SkipWithError("no data"); return; }
-  for (auto _ : state) benchmark::DoNotOptimize(f->model->Predict(f->set, 4096));
+  const PredictOptions options = PrecisionArg(state);
+  for (auto _ : state) benchmark::DoNotOptimize(f->model->Predict(f->set, options));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->set.size()));
 }
-BENCHMARK(BM_UcmohPredictTokens)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_UcmohPredictTokens)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The same network through its LibTorch module, as Predict scored before the
 // scoring plan (issue 16): batches of 4,096 padded programs, no gradients.

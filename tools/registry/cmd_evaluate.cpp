@@ -19,16 +19,21 @@ namespace {
 struct EvaluateArgs {
   DataArgs data;
   std::string model, baseline;
+  std::string precision = "float32";  // --model: the scoring arithmetic
   int epochs = 60;
   uint64_t seed = 0;
   double fraction = 1.0;  // of the training tasks a baseline trains on
   bool json = false;
 };
 
-Expected<std::vector<float>> ScoreWithModel(const std::string& path, const ProgramSet& test) {
-  auto model = CostModel::Load(path);
+Expected<std::vector<float>> ScoreWithModel(const EvaluateArgs& args, const ProgramSet& test) {
+  PredictOptions options;
+  auto precision = ParseScoringPrecision(args.precision);
+  if (!precision.ok()) return precision.status();
+  options.precision = *precision;
+  auto model = CostModel::Load(args.model);
   if (!model.ok()) return model.status();
-  return model->Predict(test);
+  return model->Predict(test, options);
 }
 
 Expected<std::vector<float>> ScoreWithBaseline(const EvaluateArgs& args, const ProgramSet& train,
@@ -70,7 +75,7 @@ int RunEvaluate(const GlobalOptions& global, const EvaluateArgs& args) {
   if (args.fraction < 1.0 && !args.model.empty())
     return Fail(Status::InvalidArgument("evaluate: --fraction applies to --baseline training only"));
   auto scores = args.model.empty() ? ScoreWithBaseline(args, KeepTrainingTasks(halves->train, args.fraction, args.seed), test)
-                                   : ScoreWithModel(args.model, test);
+                                   : ScoreWithModel(args, test);
   if (!scores.ok()) return Fail(scores.status());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const MetricsTable table = ComputeMetricsTable(test, *scores);
@@ -94,6 +99,8 @@ Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<EvaluateArgs>();
   AddDataOptions(*sub, args->data);
   sub->add_option("--model", args->model, "Model file to evaluate")->check(CLI::ExistingFile);
+  sub->add_option("--precision", args->precision, "--model: float32 | bf16 (bfloat16 matmuls, docs/benchmarks.md)")
+      ->capture_default_str();
   sub->add_option("--baseline", args->baseline, "Train and evaluate a baseline instead: xgb (rank:pairwise, "
                                                 "AutoTVM), xgb-reg (MetaSchedule), mlp (flattened tokens)");
   sub->add_option("--epochs", args->epochs, "Epochs for the mlp baseline")->capture_default_str();

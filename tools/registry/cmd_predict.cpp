@@ -24,6 +24,7 @@ struct PredictArgs {
   std::string data;
   std::string ast;
   std::string export_tokens;
+  std::string precision = "float32";
   bool json = false;
 };
 
@@ -99,7 +100,11 @@ int Run(const GlobalOptions& global, const PredictArgs& args) {
   auto input = args.ast.empty() ? ReadRecordsInput(**plugins, args.data) : ReadAstInput(**plugins, args.ast);
   if (!input.ok()) return Fail(input.status());
   const ProgramSet* set = &input->set;
-  auto scores = model->Predict(*set);
+  auto precision = ParseScoringPrecision(args.precision);
+  if (!precision.ok()) return Fail(precision.status());
+  PredictOptions options;
+  options.precision = *precision;
+  auto scores = model->Predict(*set, options);
   if (!scores.ok()) return Fail(scores.status());
   if (!args.export_tokens.empty()) {
     Status exported = ExportTokens(args.export_tokens, *set, *scores);
@@ -129,6 +134,9 @@ Command AddPredictCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--ast", args->ast, "Programs as ASTs (a JSON array or JSON Lines, docs/ast-json.md)")
       ->check(CLI::ExistingFile);
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_option("--precision", args->precision, "float32 | bf16 (bfloat16 matmuls: faster on AMX / AVX-512 BF16 "
+                                                  "CPUs, scores differ by CPU; docs/benchmarks.md)")
+      ->capture_default_str();
   sub->add_option("--export-tokens", args->export_tokens,
                   "Also write the padded tokens, mask and scores as JSON (to check a pulled model.pt)");
   return {sub, [&global, args]() { return Run(global, *args); }};

@@ -52,6 +52,20 @@ struct ModelReadOptions {
 // archive), or 0 (neither).
 int ModelFileFormat(const std::string& bytes);
 
+// The arithmetic the UCMoH network is scored in. kFloat32, the default,
+// gives the same scores on every CPU. kBfloat16 runs the Linear layers'
+// matmuls on bfloat16 inputs (AMX or AVX-512 BF16 via oneDNN), about 3x
+// faster there, with scores that differ from float32 in the third
+// significant digit and by CPU (docs/benchmarks.md, "bf16 scoring"). A CPU
+// oneDNN has no bf16 matmul for gets an Unsupported error.
+enum class ScoringPrecision { kFloat32, kBfloat16 };
+Expected<ScoringPrecision> ParseScoringPrecision(const std::string& name);  // float32 | bf16
+
+struct PredictOptions {
+  ScoringPrecision precision = ScoringPrecision::kFloat32;
+  int batch_size = 4096;  // programs per padded batch of the MLP baseline
+};
+
 class CostModel {
  public:
   // A freshly initialized network (normalizer unset until the first Train).
@@ -69,6 +83,7 @@ class CostModel {
   // through its compiled plan (oneDNN, packed tokens, no padding);
   // `batch_size` caps the programs per padded batch of the MLP baseline.
   Expected<std::vector<float>> Predict(const ProgramSet& set, int batch_size = 4096) const;
+  Expected<std::vector<float>> Predict(const ProgramSet& set, const PredictOptions& options) const;
 
   // Fits the feature normalizer on `set` and nothing else (Train with
   // TransferMode::kScratch does this itself). For untrained baselines: the
