@@ -154,6 +154,14 @@ ucmoh_code ucmoh_commit(ucmoh_model* model, int64_t* version) {
   });
 }
 
+ucmoh_code ucmoh_set_precision(ucmoh_model* model, const char* precision) {
+  return Guard([&] {
+    if (!model || !precision) return Fail(ucmoh::Status::InvalidArgument("model and precision must not be NULL"));
+    const ucmoh::Status set = model->model->SetPrecision(precision);
+    return set.ok() ? Ok() : Fail(set);
+  });
+}
+
 ucmoh_code ucmoh_info(ucmoh_model* model, const char** json) {
   return Guard([&] {
     if (!model || !json) return Fail(ucmoh::Status::InvalidArgument("model and json must not be NULL"));

@@ -123,7 +123,15 @@ Expected<std::vector<float>> ScoringModel::Score(ProgramFormat format, std::stri
   if (!set.ok()) return set.status();
   if (set->size() == 0) return std::vector<float>{};
   std::shared_lock lock(mutex_);
-  return model_.Predict(*set);
+  return model_.Predict(*set, predict_);
+}
+
+Status ScoringModel::SetPrecision(const std::string& name) {
+  auto precision = ParseScoringPrecision(name);
+  if (!precision.ok()) return precision.status();
+  std::unique_lock lock(mutex_);
+  predict_.precision = *precision;
+  return Status::Ok();
 }
 
 Status ScoringModel::LoadStateOnce() {
@@ -210,6 +218,7 @@ std::string ScoringModel::Info() const {
               {"ast_format", kAstFormatVersion},
               {"network", {{"architecture", c.architecture}, {"hidden", c.hidden}, {"heads", c.heads}}},
               {"metrics", {{"acc", version_.evaluation.acc}, {"bwt", version_.evaluation.bwt}, {"per_intrinsic", rows}}},
+              {"precision", predict_.precision == ScoringPrecision::kBfloat16 ? "bf16" : "float32"},
               {"updates", updates_}}
       .dump();
 }

@@ -35,6 +35,10 @@ class ScoringModel {
   Status Update(ProgramFormat format, std::string_view programs, const std::vector<double>& latencies, int epochs);
   Expected<int64_t> Commit();
 
+  // The arithmetic Score uses from now on: "float32" (the default) or "bf16"
+  // (ParseScoringPrecision; ucmoh_set_precision).
+  Status SetPrecision(const std::string& name);
+
   // The JSON object of ucmoh_info.
   std::string Info() const;
 
@@ -49,6 +53,7 @@ class ScoringModel {
   std::string location_;          // registry path or pulled directory
   registry::ModelVersion version_;  // as opened (metrics, intrinsics, hyper-parameters)
   std::optional<LifelongState> state_;  // read at the first update
+  PredictOptions predict_;        // the precision Score uses
   int64_t updates_ = 0;
   OnlineUpdateReport last_update_;
   std::vector<std::string> update_digests_;  // sha256 of each update's programs

@@ -107,6 +107,10 @@ class Model:
         _check(_lib.ucmoh_commit(self._handle, ctypes.byref(version)))
         return version.value
 
+    def set_precision(self, precision):
+        """"float32" (default) or "bf16": the arithmetic later score() calls use (ucmoh_set_precision)."""
+        _check(_lib.ucmoh_set_precision(self._handle, precision.encode()))
+
     @property
     def info(self):
         text = ctypes.c_char_p()

@@ -31,4 +31,5 @@ def load():
     lib.ucmoh_update.argtypes = [_P, ctypes.c_int, ctypes.c_char_p, _S, _D, _S, ctypes.c_int]
     lib.ucmoh_commit.argtypes = [_P, _I64]
     lib.ucmoh_info.argtypes = [_P, ctypes.POINTER(ctypes.c_char_p)]
+    lib.ucmoh_set_precision.argtypes = [_P, ctypes.c_char_p]
     return lib

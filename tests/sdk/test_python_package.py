@@ -54,6 +54,25 @@ class Scoring(unittest.TestCase):
         with ucmoh.open(ENV["UCMOH_TEST_REGISTRY"], "ucmoh@1", plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
             np.testing.assert_array_equal(model.score(programs()), from_dicts)
 
+    def test_bf16_precision_scores_close_to_float32(self):
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            f32 = model.score(programs())
+            self.assertEqual(model.info["precision"], "float32")
+            model.set_precision("bf16")
+            self.assertEqual(model.info["precision"], "bf16")
+            try:
+                bf16 = model.score(programs())
+            except ucmoh.Error as e:  # a CPU with no bf16 matmul: refused by name
+                self.assertIn("bf16", str(e))
+                self.skipTest(str(e))
+            with self.assertRaisesRegex(ucmoh.Error, "'fp8'"):
+                model.set_precision("fp8")
+            model.set_precision("float32")
+            np.testing.assert_array_equal(model.score(programs()), f32)
+        self.assertFalse(np.array_equal(bf16, f32), "bf16 gave float32's exact scores")
+        spread = float(f32.max() - f32.min())
+        self.assertLess(float(np.abs(bf16 - f32).max()), 0.02 * spread)
+
     def test_json_array_input(self):
         with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
             some = programs()[:40]

@@ -105,8 +105,17 @@ UCMOH_API ucmoh_code ucmoh_update(ucmoh_model* model, ucmoh_format format, const
  * held-out tasks; "latest" moves to it. Writes the new version's number. */
 UCMOH_API ucmoh_code ucmoh_commit(ucmoh_model* model, int64_t* version);
 
+/* The arithmetic later ucmoh_score calls use: "float32" (the default: the
+ * same scores on every CPU) or "bf16" (the network's matmuls after the first
+ * on bfloat16: about 1.4x the float32 rate on CPUs with AMX or AVX-512 BF16,
+ * scores within a fraction of a percent of float32's and dependent on the
+ * CPU; docs/benchmarks.md, "bf16 scoring"). An unknown name is
+ * UCMOH_INVALID_ARGUMENT; on a CPU without a bf16 matmul, scoring then fails
+ * with UCMOH_UNSUPPORTED. Added in the library of 2026-11-25 (API version 1). */
+UCMOH_API ucmoh_code ucmoh_set_precision(ucmoh_model* model, const char* precision);
+
 /* A JSON object describing the model: source, registry_version, intrinsics,
- * feature_schema, network, metrics, updates. Owned by the library; valid
+ * feature_schema, network, metrics, precision, updates. Owned by the library; valid
  * until the next ucmoh_info call on this thread. */
 UCMOH_API ucmoh_code ucmoh_info(ucmoh_model* model, const char** json);
 
