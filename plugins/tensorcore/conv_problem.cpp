@@ -17,6 +17,11 @@ struct IntField {
   int64_t minimum;
 };
 
+// The largest workload value taken: ResNet-class layers stay under 4,096, and
+// the implicit GEMM multiplies three of these at a time (n*p*q, k*r*s), which
+// this bound keeps far from int64 overflow whatever a file says.
+constexpr int64_t kMaxWorkloadValue = int64_t{1} << 16;
+
 const std::vector<IntField>& IntFields() {
   static const std::vector<IntField> kFields = {
       {"n", &ConvProblem::n, 1},           {"h", &ConvProblem::h, 1},
@@ -63,10 +68,10 @@ Expected<ConvProblem> ConvProblemFromTask(const Task& task) {
   for (const IntField& field : IntFields()) {
     auto value = GetInt(task.workload, field.key);
     if (!value.ok()) return value.status();
-    if (*value < field.minimum)
-      return Status::InvalidArgument("workload " + std::string(field.key) + "=" +
-                                     std::to_string(*value) + " must be at least " +
-                                     std::to_string(field.minimum));
+    if (*value < field.minimum || *value > kMaxWorkloadValue)
+      return Status::InvalidArgument("workload " + std::string(field.key) + "=" + std::to_string(*value) +
+                                     " must be in [" + std::to_string(field.minimum) + ", " +
+                                     std::to_string(kMaxWorkloadValue) + "]");
     problem.*field.member = *value;
   }
   for (auto [key, member] : {std::pair{"in_type", &ConvProblem::in_type},

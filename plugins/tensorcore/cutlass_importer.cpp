@@ -145,7 +145,8 @@ Expected<KernelConfig> ReadConfig(const CsvRowReader& row, const Columns& cols, 
   for (const auto& [column, member] : ints) {
     auto value = row.Int(column);
     if (!value.ok()) return value.status();
-    if (*value < 1) return row.Error(column, "must be positive");
+    if (!KernelValueInRange(*value))
+      return row.Error(column, "must be in [1, " + std::to_string(kMaxKernelValue) + "]");
     *member = *value;
   }
   config.alignment = op.alignment;

@@ -31,9 +31,9 @@ Expected<KernelConfig> ParseKernelConfig(const ParamMap& schedule) {
   for (const IntKey& key : IntKeys()) {
     auto value = GetInt(schedule, key.key);
     if (!value.ok()) return value.status();
-    if (*value < 1)
-      return Status::InvalidArgument("schedule " + std::string(key.key) + "=" +
-                                     std::to_string(*value) + " must be positive");
+    if (!KernelValueInRange(*value))
+      return Status::InvalidArgument("schedule " + std::string(key.key) + "=" + std::to_string(*value) +
+                                     " must be in [1, " + std::to_string(kMaxKernelValue) + "]");
     config.*key.member = *value;
   }
   auto iterator = GetString(schedule, "iterator");

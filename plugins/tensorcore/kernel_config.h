@@ -30,6 +30,13 @@ struct KernelConfig {
   std::string iterator() const { return optimized_iterator ? "optimized" : "analytic"; }
 };
 
+// Every integer of a configuration lies in [1, kMaxKernelValue]. Real
+// kernels use at most 256 (tiles) and tens (stages, warps, split-K); the
+// bound keeps a product of three of them (warps(), tile areas) far from
+// int64 overflow whatever a file says.
+constexpr int64_t kMaxKernelValue = int64_t{1} << 16;
+inline bool KernelValueInRange(int64_t value) { return value >= 1 && value <= kMaxKernelValue; }
+
 // Reads the keys; checks only that they are present, typed and in range.
 // ValidateProgram (program.h) checks them against the intrinsic and problem.
 Expected<KernelConfig> ParseKernelConfig(const ParamMap& schedule);
