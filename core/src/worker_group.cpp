@@ -131,28 +131,28 @@ void Unflatten(const torch::Tensor& flat, const std::vector<torch::Tensor>& tens
 
 }  // namespace
 
-Status WorkerGroup::Impl::AllReduceSum(const std::vector<torch::Tensor>& tensors) {
-  if (world_size == 1 || tensors.empty()) return Status::Ok();
+// Runs `collective` on one flattened copy of `tensors` (one message instead
+// of one per tensor) and writes the result back into them.
+template <class Collective>
+Status OnFlattened(const WorkerGroup::Impl& g, const std::vector<torch::Tensor>& tensors, const char* what,
+                   Collective collective) {
+  if (g.world_size == 1 || tensors.empty()) return Status::Ok();
   std::vector<torch::Tensor> flat{Flatten(tensors)};
   try {
-    group->allreduce(flat)->wait();
+    collective(flat)->wait();
   } catch (const std::exception& e) {
-    return CollectiveFailed(*this, "gradient all-reduce", e);
+    return CollectiveFailed(g, what, e);
   }
   Unflatten(flat[0], tensors);
   return Status::Ok();
 }
 
+Status WorkerGroup::Impl::AllReduceSum(const std::vector<torch::Tensor>& tensors) {
+  return OnFlattened(*this, tensors, "gradient all-reduce", [&](auto& flat) { return group->allreduce(flat); });
+}
+
 Status WorkerGroup::Impl::BroadcastFromRankZero(const std::vector<torch::Tensor>& tensors) {
-  if (world_size == 1 || tensors.empty()) return Status::Ok();
-  std::vector<torch::Tensor> flat{Flatten(tensors)};
-  try {
-    group->broadcast(flat)->wait();
-  } catch (const std::exception& e) {
-    return CollectiveFailed(*this, "parameter broadcast", e);
-  }
-  Unflatten(flat[0], tensors);
-  return Status::Ok();
+  return OnFlattened(*this, tensors, "parameter broadcast", [&](auto& flat) { return group->broadcast(flat); });
 }
 
 }  // namespace ucmoh
