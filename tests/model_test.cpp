@@ -132,5 +132,33 @@ TEST(Transfer, FinetuneWithoutATrainedModelIsRefused) {
   EXPECT_NE(r.status().message().find("trained model"), std::string::npos);
 }
 
+// With no validation set the last epoch is kept: with averaging, the average
+// of the epoch-end parameters, decay·θ1 + (1 − decay)·θ2 after two epochs
+// (training itself runs on the raw parameters, so θ1 and θ2 are those of
+// plain runs of one and two epochs from the same start and seed).
+TEST(Training, EpochAverageKeepsTheAveragedParameters) {
+  ProgramSet set = SyntheticSet(10, 20, 6);
+  TrainOptions o = FastTraining();
+  o.val_fraction = 0;
+  auto trained = [&](int epochs, double decay) {
+    auto model = CostModel::Create(SmallNetwork());
+    o.epochs = epochs;
+    o.epoch_average_decay = decay;
+    EXPECT_TRUE(Train(*model, set, o).ok());
+    return model->Parameters();
+  };
+  const double decay = 0.25;
+  auto theta1 = trained(1, 0), theta2 = trained(2, 0), averaged = trained(2, decay);
+  ASSERT_EQ(averaged.size(), theta2.size());
+  double largest_change = 0;
+  for (size_t t = 0; t < averaged.size(); ++t)
+    for (size_t i = 0; i < averaged[t].values.size(); ++i) {
+      const double expected = decay * theta1[t].values[i] + (1 - decay) * theta2[t].values[i];
+      EXPECT_NEAR(averaged[t].values[i], expected, 1e-6) << averaged[t].name << "[" << i << "]";
+      largest_change = std::max(largest_change, std::abs(double(theta2[t].values[i] - theta1[t].values[i])));
+    }
+  EXPECT_GT(largest_change, 1e-3);  // the epochs differ, so the check above can fail
+}
+
 }  // namespace
 }  // namespace ucmoh

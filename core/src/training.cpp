@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "cost_model_impl.h"
@@ -25,19 +26,40 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Each task's programs, shuffled and cut into groups of at most `size`.
-std::vector<Group> MakeGroups(const ProgramSet& set, int size, std::mt19937_64& rng) {
+// One task's programs, shuffled and cut into balanced groups of at most `size`.
+void AppendTaskGroups(const TaskGroup& task, int size, std::mt19937_64& rng, std::vector<Group>& groups) {
+  if (task.programs.size() < 2) return;
+  Group programs = task.programs;
+  std::shuffle(programs.begin(), programs.end(), rng);
+  const size_t chunks = (programs.size() + size - 1) / size;
+  const size_t per_chunk = (programs.size() + chunks - 1) / chunks;  // balanced chunks
+  for (size_t start = 0; start < programs.size(); start += per_chunk)
+    groups.emplace_back(programs.begin() + start, programs.begin() + std::min(programs.size(), start + per_chunk));
+}
+
+// How many times each task's programs are grouped per epoch: once, or with
+// `balance`, so that every intrinsic gives about the mean intrinsic's number
+// of groups (an intrinsic with few programs is drawn several times an epoch
+// instead of being a few percent of every batch).
+std::vector<int> TaskRepeats(const ProgramSet& set, int size, bool balance) {
+  std::vector<int> repeats(set.tasks.size(), 1);
+  if (!balance) return repeats;
+  std::map<std::string, double> groups;
+  for (const auto& t : set.tasks) groups[t.intrinsic] += std::ceil(double(t.programs.size()) / size);
+  double mean = 0;
+  for (const auto& [name, n] : groups) mean += n / groups.size();
+  for (size_t i = 0; i < set.tasks.size(); ++i)
+    repeats[i] = std::max(1, static_cast<int>(std::lround(mean / std::max(1.0, groups[set.tasks[i].intrinsic]))));
+  return repeats;
+}
+
+// Each task's programs, shuffled and cut into groups of at most `size`, the
+// groups in random order.
+std::vector<Group> MakeGroups(const ProgramSet& set, int size, bool balance, std::mt19937_64& rng) {
   std::vector<Group> groups;
-  for (const auto& task : set.tasks) {
-    if (task.programs.size() < 2) continue;
-    Group programs = task.programs;
-    std::shuffle(programs.begin(), programs.end(), rng);
-    const size_t chunks = (programs.size() + size - 1) / size;
-    const size_t per_chunk = (programs.size() + chunks - 1) / chunks;  // balanced chunks
-    for (size_t start = 0; start < programs.size(); start += per_chunk)
-      groups.emplace_back(programs.begin() + start,
-                          programs.begin() + std::min(programs.size(), start + per_chunk));
-  }
+  const std::vector<int> repeats = TaskRepeats(set, size, balance);
+  for (size_t i = 0; i < set.tasks.size(); ++i)
+    for (int r = 0; r < repeats[i]; ++r) AppendTaskGroups(set.tasks[i], size, rng, groups);
   std::shuffle(groups.begin(), groups.end(), rng);
   return groups;
 }
@@ -80,6 +102,31 @@ void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved
   auto params = model.impl().net->parameters();
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
 }
+
+// The epoch-end parameters averaged with decay `decay` per epoch (the first
+// epoch starts the average). Validation and the kept model use the average:
+// on a few thousand programs the epoch-to-epoch weights are noisy, and their
+// average ranks held-out tasks better than any one of them
+// (docs/benchmarks.md, "Accuracy ideas").
+class EpochAverage {
+ public:
+  explicit EpochAverage(double decay) : decay_(decay) {}
+  bool enabled() const { return decay_ > 0; }
+  void Add(CostModel& model) {
+    torch::NoGradGuard no_grad;
+    auto params = model.impl().net->parameters();
+    if (average_.empty()) {
+      average_ = CopyParameters(model);
+      return;
+    }
+    for (size_t i = 0; i < params.size(); ++i) average_[i].mul_(decay_).add_(params[i].detach(), 1.0 - decay_);
+  }
+  const std::vector<torch::Tensor>& average() const { return average_; }
+
+ private:
+  double decay_;
+  std::vector<torch::Tensor> average_;
+};
 
 // The summed ranking loss of `groups` (each group ranked on its own). Each
 // group is its own forward batch, padded to its own longest program: the
@@ -153,7 +200,7 @@ Expected<double> EpochLoss(CostModel& model, const ProgramSet& fit, const std::v
                            torch::optim::Adam& optimizer, const std::vector<torch::Tensor>& trainable,
                            const TrainOptions& options, std::mt19937_64& rng) {
   model.impl().net->train();
-  auto groups = MakeGroups(fit, options.programs_per_group, rng);
+  auto groups = MakeGroups(fit, options.programs_per_group, options.balance_intrinsics, rng);
   double loss_sum = 0;
   int steps = 0;
   for (size_t start = 0; start < groups.size(); start += options.groups_per_batch) {
@@ -178,7 +225,9 @@ Status JoinTraining(CostModel& model, const ProgramSet& fit, const std::vector<f
   mix(fit.tasks.size());
   for (float y : labels) mix(static_cast<uint64_t>(std::llround(double(y) * 1e6)));
   for (double v : {double(o.epochs), double(o.programs_per_group), double(o.groups_per_batch), o.learning_rate,
-                   o.weight_decay, o.grad_clip_norm, o.pairwise_weight, double(o.patience), double(o.seed)})
+                   o.weight_decay, o.grad_clip_norm, o.pairwise_weight, o.epoch_average_decay,
+                   double(o.balance_intrinsics), double(o.validate_per_intrinsic), double(o.patience),
+                   double(o.seed)})
     mix(static_cast<uint64_t>(std::llround(v * 1e9)));
   UCMOH_RETURN_IF_ERROR(o.workers->CheckAgreement(h, "the training programs, labels or options"));
   auto params = model.impl().net->parameters();
@@ -205,6 +254,24 @@ Expected<double> ValidationScore(const CostModel& model, const std::vector<const
     ++counted;
   }
   return counted ? sum / counted : 0.0;
+}
+
+// Scores the epoch's model (its parameters averaged over epochs when
+// `average` is enabled) on the validation sets; *candidate is what the epoch
+// would keep. The model's own parameters are left as training made them.
+Expected<double> ValidateEpoch(CostModel& model, const std::vector<const ProgramSet*>& validation,
+                               EpochAverage& average, std::vector<torch::Tensor>* candidate) {
+  if (!average.enabled()) {
+    *candidate = CopyParameters(model);
+    return ValidationScore(model, validation);
+  }
+  average.Add(model);
+  std::vector<torch::Tensor> trained = CopyParameters(model);
+  RestoreParameters(model, average.average());
+  *candidate = CopyParameters(model);
+  auto score = ValidationScore(model, validation);
+  RestoreParameters(model, trained);
+  return score;
 }
 
 bool HasPrograms(const std::vector<const ProgramSet*>& sets) {
@@ -245,7 +312,12 @@ const char* TransferModeName(TransferMode mode) {
 Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options) {
   UCMOH_RETURN_IF_ERROR(CheckOptions(options, train));
   auto [fit, val] = SplitValidation(train, options);
-  return TrainWithValidation(model, fit, {&val}, options);
+  if (!options.validate_per_intrinsic) return TrainWithValidation(model, fit, {&val}, options);
+  std::vector<ProgramSet> per_intrinsic;
+  for (const auto& name : val.Intrinsics()) per_intrinsic.push_back(val.OnlyIntrinsics({name}));
+  std::vector<const ProgramSet*> sets;
+  for (const auto& v : per_intrinsic) sets.push_back(&v);
+  return TrainWithValidation(model, fit, sets, options);
 }
 
 Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fit,
@@ -266,6 +338,7 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
   for (const auto& p : trainable) report.trained_parameters += p.numel();
   report.best_val_pca = -1;
   std::vector<torch::Tensor> best = CopyParameters(model);
+  EpochAverage average(options.epoch_average_decay);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto epoch_start = Clock::now();
     EpochReport er;
@@ -273,7 +346,8 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
     auto loss = EpochLoss(model, fit, labels, optimizer, trainable, options, rng);
     if (!loss.ok()) return loss.status();
     er.train_loss = *loss;
-    auto score = ValidationScore(model, validation);
+    std::vector<torch::Tensor> candidate;
+    auto score = ValidateEpoch(model, validation, average, &candidate);
     if (!score.ok()) return score.status();
     er.val_pca = *score;
     er.seconds = SecondsSince(epoch_start);
@@ -283,7 +357,7 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
     if (!early_stopping || er.val_pca > report.best_val_pca) {
       report.best_val_pca = er.val_pca;
       report.best_epoch = epoch;
-      best = CopyParameters(model);
+      best = std::move(candidate);
     }
     if (options.on_epoch) options.on_epoch(er);
     if (early_stopping && epoch - report.best_epoch >= options.patience) break;

@@ -42,6 +42,15 @@ struct TrainOptions {
   int groups_per_batch = 8;
   double grad_clip_norm = 1.0;
   double pairwise_weight = 2.0;  // RankNet term added to LambdaRank (lambda_rank_loss.h)
+  // > 0: validate and keep the epoch-end parameters averaged with this decay
+  // per epoch (an exponential moving average) instead of the last epoch's.
+  double epoch_average_decay = 0;
+  // Every intrinsic gives about as many groups per epoch as the mean one
+  // (small intrinsics' tasks are grouped several times an epoch).
+  bool balance_intrinsics = false;
+  // Train(): early stopping on the mean of each intrinsic's validation PCA,
+  // so each intrinsic counts once whatever its number of programs.
+  bool validate_per_intrinsic = false;
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
   int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
