@@ -160,5 +160,22 @@ TEST(Training, EpochAverageKeepsTheAveragedParameters) {
   EXPECT_GT(largest_change, 1e-3);  // the epochs differ, so the check above can fail
 }
 
+// An intrinsic whose 10 % of tasks rounds to one task trains on all of its
+// tasks; one that gives two validation tasks is validated on them.
+TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
+  ProgramSet set = SyntheticSet(27, 6, 7);
+  for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
+  TrainOptions o = FastTraining();
+  auto [fit, validation] = SplitValidation(set, o);
+  EXPECT_EQ(validation.Intrinsics(), std::vector<std::string>{"large.b"});
+  EXPECT_EQ(validation.tasks.size(), 2u);
+  EXPECT_EQ(fit.tasks.size() + validation.tasks.size(), set.tasks.size());
+  EXPECT_EQ(fit.OnlyIntrinsics({"small.a"}).tasks.size(), 7u);
+
+  auto [all, none] = SplitValidation(set.OnlyIntrinsics({"small.a"}), o);
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(all.tasks.size(), 7u);
+}
+
 }  // namespace
 }  // namespace ucmoh

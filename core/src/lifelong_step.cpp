@@ -224,6 +224,9 @@ FisherOptions FisherOptionsFor(const TrainOptions& training) {
 TrainOptions LifelongTrainingDefaults() {
   TrainOptions t;
   t.epochs = 30;
+  // The lifelong study (docs/benchmarks.md) measured the steps without
+  // averaging; off until a study says otherwise.
+  t.epoch_average_decay = 0;
   return t;
 }
 

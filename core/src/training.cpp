@@ -239,6 +239,9 @@ Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
   if (o.epochs < 1 || o.programs_per_group < 2 || o.groups_per_batch < 1 || o.learning_rate <= 0)
     return Status::InvalidArgument("training options: epochs >= 1, programs_per_group >= 2, "
                                    "groups_per_batch >= 1 and learning_rate > 0 are required");
+  if (!(o.epoch_average_decay >= 0 && o.epoch_average_decay < 1))
+    return Status::InvalidArgument("training options: epoch_average_decay must be in [0, 1), not " +
+                                   std::to_string(o.epoch_average_decay));
   return Status::Ok();
 }
 
@@ -283,14 +286,21 @@ bool HasPrograms(const std::vector<const ProgramSet*>& sets) {
 }  // namespace
 
 std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options) {
-  if (options.val_fraction <= 0 || train.tasks.size() < 4) return {train, ProgramSet{}};
+  if (options.val_fraction <= 0) return {train, ProgramSet{}};
   SplitOptions split_options;
   split_options.kind = SplitKind::kByTask;
   split_options.test_fraction = options.val_fraction;
   split_options.seed = options.seed + 1;
   auto split = MakeSplit(train, split_options);
-  if (!split.ok() || split->test.empty()) return {train, ProgramSet{}};
-  return {train.Subset(split->train), train.Subset(split->test)};
+  if (!split.ok()) return {train, ProgramSet{}};
+  std::map<std::string, int> validation_tasks;  // per intrinsic
+  for (const auto& task : train.Subset(split->test).tasks) ++validation_tasks[task.intrinsic];
+  std::vector<int32_t> fit = split->train, validation;
+  for (int32_t p : split->test)
+    (validation_tasks[train.tasks[train.task[p]].intrinsic] >= kMinValidationTasks ? validation : fit).push_back(p);
+  std::sort(fit.begin(), fit.end());
+  if (validation.empty()) return {train, ProgramSet{}};
+  return {train.Subset(fit), train.Subset(validation)};
 }
 
 Expected<TransferMode> ParseTransferMode(const std::string& name) {

@@ -108,6 +108,9 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("-o,--output", args->output, "Model file to write")->required();
   sub->add_option("--epochs", args->training.epochs, "Maximum epochs")->capture_default_str();
   sub->add_option("--lr", args->training.learning_rate, "Adam learning rate")->capture_default_str();
+  sub->add_option("--val-fraction", args->training.val_fraction,
+                  "Training tasks held out for early stopping (0: none, the last epoch is kept)")
+      ->capture_default_str();
   sub->add_option("--patience", args->training.patience, "Early-stopping patience")->capture_default_str();
   sub->add_option("--pairwise-weight", args->training.pairwise_weight,
                   "Weight of the RankNet pair term added to LambdaRank (0: pure LambdaRank)")

@@ -43,8 +43,10 @@ struct TrainOptions {
   double grad_clip_norm = 1.0;
   double pairwise_weight = 2.0;  // RankNet term added to LambdaRank (lambda_rank_loss.h)
   // > 0: validate and keep the epoch-end parameters averaged with this decay
-  // per epoch (an exponential moving average) instead of the last epoch's.
-  double epoch_average_decay = 0;
+  // per epoch (an exponential moving average) instead of the last epoch's;
+  // 0: the epoch's own. 0.5 ranked held-out tasks better on the tensor cores
+  // (+0.012 PCA over 10 split seeds) and x86 (docs/benchmarks.md).
+  double epoch_average_decay = 0.5;
   // Every intrinsic gives about as many groups per epoch as the mean one
   // (small intrinsics' tasks are grouped several times an epoch).
   bool balance_intrinsics = false;
@@ -88,8 +90,13 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
                                           const TrainOptions& options);
 
 // What Train holds out of `train` for early stopping: options.val_fraction of
-// its tasks (by_task, seed options.seed + 1), none when it has under 4 tasks.
-// Returns {fit, validation}.
+// each intrinsic's tasks (by_task, seed options.seed + 1), but only from
+// intrinsics that give at least kMinValidationTasks; the others train on all
+// their tasks. Early stopping on one task's PCA stopped at the wrong epoch
+// often enough that training on that task instead, without early stopping,
+// ranked held-out tasks better (docs/benchmarks.md, "Data efficiency").
+// Returns {fit, validation}; validation is empty when no intrinsic qualifies.
+inline constexpr int kMinValidationTasks = 2;
 std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options);
 
 }  // namespace ucmoh
