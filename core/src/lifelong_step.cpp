@@ -225,8 +225,11 @@ TrainOptions LifelongTrainingDefaults() {
   TrainOptions t;
   t.epochs = 30;
   // The lifelong study (docs/benchmarks.md) measured the steps without
-  // averaging; off until a study says otherwise.
+  // averaging or balancing (a step's replayed samples would be drawn many
+  // times an epoch); off until a study says otherwise.
   t.epoch_average_decay = 0;
+  t.balance_intrinsics = false;
+  t.validate_per_intrinsic = false;  // the joint baseline's Train(), as measured
   return t;
 }
 

@@ -118,9 +118,10 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--epoch-average", args->training.epoch_average_decay,
                   "Keep parameters averaged over epochs with this decay (0: off)")
       ->capture_default_str();
-  sub->add_flag("--balance-intrinsics", args->training.balance_intrinsics, "Every intrinsic as many groups an epoch");
-  sub->add_flag("--validate-per-intrinsic", args->training.validate_per_intrinsic,
-                "Early stopping on the mean of the intrinsics' validation PCA");
+  sub->add_flag("--balance-intrinsics,!--no-balance-intrinsics", args->training.balance_intrinsics,
+                "Every intrinsic gives as many groups an epoch (default on)");
+  sub->add_flag("--validate-per-intrinsic,!--pooled-validation", args->training.validate_per_intrinsic,
+                "Early stopping on the mean of the intrinsics' validation PCA (default on)");
   sub->add_option("--seed", args->training.seed, "Training seed")->capture_default_str();
   sub->add_option("--fraction", args->fraction, "Use this fraction of the training tasks")->capture_default_str();
   sub->add_option("--arch", args->network.architecture, "ucmoh | mlp (baseline)")->capture_default_str();
