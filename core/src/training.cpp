@@ -107,7 +107,7 @@ void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved
 // epoch starts the average). Validation and the kept model use the average:
 // on a few thousand programs the epoch-to-epoch weights are noisy, and their
 // average ranks held-out tasks better than any one of them
-// (docs/benchmarks.md, "Accuracy ideas").
+// (docs/benchmarks.md, "Three training changes, kept").
 class EpochAverage {
  public:
   explicit EpochAverage(double decay) : decay_(decay) {}

@@ -47,8 +47,8 @@ struct TrainOptions {
   // 0: the epoch's own. 0.5 ranked held-out tasks better on the tensor cores
   // (+0.012 PCA over 10 split seeds) and x86 (docs/benchmarks.md).
   double epoch_average_decay = 0.5;
-  // Training on several intrinsics (both on by default: together +0.016 PCA
-  // over the ten-intrinsic study, docs/benchmarks.md; no effect on one):
+  // Training on several intrinsics (both on by default: together +0.009 PCA
+  // over averaging alone on the ten-intrinsic study, docs/benchmarks.md; no effect on one):
   // every intrinsic gives about as many groups per epoch as the mean one
   // (small intrinsics' tasks are grouped several times an epoch) ...
   bool balance_intrinsics = true;
