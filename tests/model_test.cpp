@@ -177,5 +177,28 @@ TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
   EXPECT_EQ(all.tasks.size(), 7u);
 }
 
+// min_validation_tasks is the bar: raised to 3, the intrinsic that gives two
+// validation tasks trains on all of its tasks too; 0 is rejected.
+TEST(Training, MinValidationTasksIsTheBarForValidating) {
+  ProgramSet set = SyntheticSet(27, 6, 7);
+  for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
+  TrainOptions o = FastTraining();
+  o.min_validation_tasks = 3;
+  auto [fit, validation] = SplitValidation(set, o);
+  EXPECT_EQ(validation.size(), 0u);
+  EXPECT_EQ(fit.tasks.size(), set.tasks.size());
+  o.min_validation_tasks = 1;
+  auto validated = SplitValidation(set, o).second.Intrinsics();
+  std::sort(validated.begin(), validated.end());
+  EXPECT_EQ(validated, (std::vector<std::string>{"large.b", "small.a"}));
+
+  o.min_validation_tasks = 0;
+  auto model = CostModel::Create(SmallNetwork());
+  ASSERT_TRUE(model.ok());
+  auto report = Train(*model, set, o);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("min_validation_tasks"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ucmoh

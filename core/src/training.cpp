@@ -227,6 +227,7 @@ Status JoinTraining(CostModel& model, const ProgramSet& fit, const std::vector<f
   for (double v : {double(o.epochs), double(o.programs_per_group), double(o.groups_per_batch), o.learning_rate,
                    o.weight_decay, o.grad_clip_norm, o.pairwise_weight, o.epoch_average_decay,
                    double(o.balance_intrinsics), double(o.validate_per_intrinsic), double(o.patience),
+                   double(o.min_validation_tasks), o.val_fraction,
                    double(o.seed)})
     mix(static_cast<uint64_t>(std::llround(v * 1e9)));
   UCMOH_RETURN_IF_ERROR(o.workers->CheckAgreement(h, "the training programs, labels or options"));
@@ -242,6 +243,9 @@ Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
   if (!(o.epoch_average_decay >= 0 && o.epoch_average_decay < 1))
     return Status::InvalidArgument("training options: epoch_average_decay must be in [0, 1), not " +
                                    std::to_string(o.epoch_average_decay));
+  if (o.min_validation_tasks < 1)
+    return Status::InvalidArgument("training options: min_validation_tasks must be at least 1, not " +
+                                   std::to_string(o.min_validation_tasks));
   return Status::Ok();
 }
 
@@ -297,7 +301,7 @@ std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const
   for (const auto& task : train.Subset(split->test).tasks) ++validation_tasks[task.intrinsic];
   std::vector<int32_t> fit = split->train, validation;
   for (int32_t p : split->test)
-    (validation_tasks[train.tasks[train.task[p]].intrinsic] >= kMinValidationTasks ? validation : fit).push_back(p);
+    (validation_tasks[train.tasks[train.task[p]].intrinsic] >= options.min_validation_tasks ? validation : fit).push_back(p);
   std::sort(fit.begin(), fit.end());
   if (validation.empty()) return {train, ProgramSet{}};
   return {train.Subset(fit), train.Subset(validation)};

@@ -111,6 +111,9 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--val-fraction", args->training.val_fraction,
                   "Training tasks held out for early stopping (0: none, the last epoch is kept)")
       ->capture_default_str();
+  sub->add_option("--min-val-tasks", args->training.min_validation_tasks,
+                  "An intrinsic with fewer validation tasks than this trains on all of its tasks, unvalidated")
+      ->capture_default_str();
   sub->add_option("--patience", args->training.patience, "Early-stopping patience")->capture_default_str();
   sub->add_option("--pairwise-weight", args->training.pairwise_weight,
                   "Weight of the RankNet pair term added to LambdaRank (0: pure LambdaRank)")

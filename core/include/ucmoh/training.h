@@ -56,6 +56,9 @@ struct TrainOptions {
   // PCA, so each intrinsic counts once whatever its number of programs.
   bool validate_per_intrinsic = true;
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
+  // An intrinsic whose share of val_fraction is fewer tasks than this trains
+  // on all of them and is not validated (SplitValidation).
+  int min_validation_tasks = 2;
   int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
   // finetune / extract: refit the feature normalizer on the training set
@@ -93,12 +96,11 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
 
 // What Train holds out of `train` for early stopping: options.val_fraction of
 // each intrinsic's tasks (by_task, seed options.seed + 1), but only from
-// intrinsics that give at least kMinValidationTasks; the others train on all
-// their tasks. Early stopping on one task's PCA stopped at the wrong epoch
-// often enough that training on that task instead, without early stopping,
-// ranked held-out tasks better (docs/benchmarks.md, "Data efficiency").
+// intrinsics that give at least options.min_validation_tasks; the others
+// train on all their tasks. Early stopping on one task's PCA stopped at the
+// wrong epoch often enough that training on that task instead, without early
+// stopping, ranked held-out tasks better (docs/benchmarks.md, "Data efficiency").
 // Returns {fit, validation}; validation is empty when no intrinsic qualifies.
-inline constexpr int kMinValidationTasks = 2;
 std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options);
 
 }  // namespace ucmoh
