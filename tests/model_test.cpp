@@ -160,12 +160,13 @@ TEST(Training, EpochAverageKeepsTheAveragedParameters) {
   EXPECT_GT(largest_change, 1e-3);  // the epochs differ, so the check above can fail
 }
 
-// An intrinsic whose 10 % of tasks rounds to one task trains on all of its
-// tasks; one that gives two validation tasks is validated on them.
+// With min_validation_tasks = 2, an intrinsic whose 10 % of tasks rounds to
+// one task trains on all of its tasks; one that gives two is validated on them.
 TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
   ProgramSet set = SyntheticSet(27, 6, 7);
   for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
   TrainOptions o = FastTraining();
+  o.min_validation_tasks = 2;
   auto [fit, validation] = SplitValidation(set, o);
   EXPECT_EQ(validation.Intrinsics(), std::vector<std::string>{"large.b"});
   EXPECT_EQ(validation.tasks.size(), 2u);
@@ -177,8 +178,9 @@ TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
   EXPECT_EQ(all.tasks.size(), 7u);
 }
 
-// min_validation_tasks is the bar: raised to 3, the intrinsic that gives two
-// validation tasks trains on all of its tasks too; 0 is rejected.
+// min_validation_tasks is the bar: at 3 (and at the default, 4) the intrinsic
+// that gives two validation tasks trains on all of its tasks too; at 1 both
+// are validated; 0 is rejected.
 TEST(Training, MinValidationTasksIsTheBarForValidating) {
   ProgramSet set = SyntheticSet(27, 6, 7);
   for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
@@ -187,6 +189,7 @@ TEST(Training, MinValidationTasksIsTheBarForValidating) {
   auto [fit, validation] = SplitValidation(set, o);
   EXPECT_EQ(validation.size(), 0u);
   EXPECT_EQ(fit.tasks.size(), set.tasks.size());
+  EXPECT_EQ(SplitValidation(set, FastTraining()).second.size(), 0u);
   o.min_validation_tasks = 1;
   auto validated = SplitValidation(set, o).second.Intrinsics();
   std::sort(validated.begin(), validated.end());

@@ -87,7 +87,8 @@ TEST(RegistryWorkers, TwoProcessesTrainWhatOneTrains) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_same");
   const std::string records = Fp16Records(dir);
-  const std::string train = "train --data " + records + " --epochs 3 --seed 5 --json -o ";
+  // --min-val-tasks 2: validate (on 2 tasks), so the ranks must agree on it too
+  const std::string train = "train --data " + records + " --epochs 3 --seed 5 --min-val-tasks 2 --json -o ";
   const CommandResult one = RunRegistry(train + dir.Sub("one.pt"));
   const CommandResult two = RunRegistry(train + dir.Sub("two.pt") + " --workers 2");
   ASSERT_EQ(one.rc, 0) << one.out;
@@ -95,6 +96,7 @@ TEST(RegistryWorkers, TwoProcessesTrainWhatOneTrains) {
   const auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
   EXPECT_EQ(a["epochs_run"], b["epochs_run"]);
   EXPECT_NEAR(a["final_train_loss"].get<double>(), b["final_train_loss"].get<double>(), 1e-4);
+  EXPECT_GT(a["best_val_pca"].get<double>(), 0);
   EXPECT_NEAR(a["best_val_pca"].get<double>(), b["best_val_pca"].get<double>(), 1e-9);
   EXPECT_NEAR(a["test"]["all"]["pca"].get<double>(), b["test"]["all"]["pca"].get<double>(), 1e-9);
   EXPECT_TRUE(fs::exists(dir.Sub("two.pt")));

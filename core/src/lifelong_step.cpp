@@ -230,6 +230,7 @@ TrainOptions LifelongTrainingDefaults() {
   t.epoch_average_decay = 0;
   t.balance_intrinsics = false;
   t.validate_per_intrinsic = false;  // the joint baseline's Train(), as measured
+  t.min_validation_tasks = 2;         // the lifelong study's validation
   return t;
 }
 

@@ -57,8 +57,11 @@ struct TrainOptions {
   bool validate_per_intrinsic = true;
   double val_fraction = 0.1;     // of the training tasks, held out for early stopping
   // An intrinsic whose share of val_fraction is fewer tasks than this trains
-  // on all of them and is not validated (SplitValidation).
-  int min_validation_tasks = 2;
+  // on all of them and is not validated (SplitValidation). Early stopping on
+  // 2 or 3 tasks' PCA ranked held-out tasks worse than training on them for
+  // every epoch (docs/benchmarks.md, "Ten intrinsics"), so validation starts
+  // at 4 tasks: about 40 training tasks of an intrinsic at val_fraction 0.1.
+  int min_validation_tasks = 4;
   int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
   // finetune / extract: refit the feature normalizer on the training set
