@@ -59,8 +59,8 @@ struct TrainOptions {
   // An intrinsic whose share of val_fraction is fewer tasks than this trains
   // on all of them and is not validated (SplitValidation). Early stopping on
   // 2 or 3 tasks' PCA ranked held-out tasks worse than training on them for
-  // every epoch (docs/benchmarks.md, "Ten intrinsics"), so validation starts
-  // at 4 tasks: about 40 training tasks of an intrinsic at val_fraction 0.1.
+  // every epoch (docs/benchmarks.md, rule 2), so validation starts at 4
+  // tasks: about 40 training tasks of an intrinsic at val_fraction 0.1.
   int min_validation_tasks = 4;
   int patience = 10;             // epochs without validation improvement before stopping
   uint64_t seed = 0;
@@ -100,9 +100,10 @@ Expected<TrainReport> TrainWithValidation(CostModel& model, const ProgramSet& fi
 // What Train holds out of `train` for early stopping: options.val_fraction of
 // each intrinsic's tasks (by_task, seed options.seed + 1), but only from
 // intrinsics that give at least options.min_validation_tasks; the others
-// train on all their tasks. Early stopping on one task's PCA stopped at the
-// wrong epoch often enough that training on that task instead, without early
-// stopping, ranked held-out tasks better (docs/benchmarks.md, "Data efficiency").
+// train on all their tasks. Early stopping on the PCA of so few tasks stopped
+// at the wrong epoch often enough that training on them instead, without
+// early stopping, ranked held-out tasks better (docs/benchmarks.md, "Three
+// training changes, kept", rule 2).
 // Returns {fit, validation}; validation is empty when no intrinsic qualifies.
 std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options);
 
