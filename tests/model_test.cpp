@@ -160,11 +160,18 @@ TEST(Training, EpochAverageKeepsTheAveragedParameters) {
   EXPECT_GT(largest_change, 1e-3);  // the epochs differ, so the check above can fail
 }
 
+// 27 tasks: "small.a" has 7 (10 % rounds to 1 validation task), "large.b"
+// has 20 (2 validation tasks).
+ProgramSet SmallAndLargeIntrinsic() {
+  ProgramSet set = SyntheticSet(27, 6, 7);
+  for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
+  return set;
+}
+
 // With min_validation_tasks = 2, an intrinsic whose 10 % of tasks rounds to
 // one task trains on all of its tasks; one that gives two is validated on them.
 TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
-  ProgramSet set = SyntheticSet(27, 6, 7);
-  for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
+  const ProgramSet set = SmallAndLargeIntrinsic();
   TrainOptions o = FastTraining();
   o.min_validation_tasks = 2;
   auto [fit, validation] = SplitValidation(set, o);
@@ -182,8 +189,7 @@ TEST(Training, IntrinsicsWithOneValidationTaskAreNotValidated) {
 // that gives two validation tasks trains on all of its tasks too; at 1 both
 // are validated; 0 is rejected.
 TEST(Training, MinValidationTasksIsTheBarForValidating) {
-  ProgramSet set = SyntheticSet(27, 6, 7);
-  for (size_t t = 0; t < set.tasks.size(); ++t) set.tasks[t].intrinsic = t < 7 ? "small.a" : "large.b";
+  const ProgramSet set = SmallAndLargeIntrinsic();
   TrainOptions o = FastTraining();
   o.min_validation_tasks = 3;
   auto [fit, validation] = SplitValidation(set, o);
