@@ -113,7 +113,7 @@ TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
   ASSERT_TRUE(job.started());
   const auto workers = ChildrenOf(job.pid(), 1);  // the shell exec'd rank 0; rank 1 is its child
   ASSERT_EQ(workers.size(), 1u);
-  WaitUntilTraining(workers[0]);
+  WaitUntilTraining(workers[0], /*cpu_seconds=*/5);  // well past loading, even under the sanitizers
   ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
   const auto killed = Clock::now();
   const std::string out = job.ReadRest();
@@ -121,7 +121,11 @@ TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
   const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
   EXPECT_LT(seconds, 30) << "rank 0 noticed the dead worker only after " << seconds << " s";
-  EXPECT_NE(out.find("gradient all-reduce failed"), std::string::npos) << out;
+  // Which collective sees the dead peer depends on how far rank 1 got before
+  // the kill (the gradient all-reduce, or the agreement check when training
+  // starts; CPU time is only a proxy for "training"): either is right.
+  EXPECT_NE(out.find("rank 0 of 2: "), std::string::npos) << out;
+  EXPECT_NE(out.find(" failed (another worker stopped or timed out)"), std::string::npos) << out;
   EXPECT_NE(out.find("rank 1 (pid " + std::to_string(workers[0]) + ") was killed by signal 9"), std::string::npos)
       << out;
   EXPECT_FALSE(fs::exists(model)) << "a failed data-parallel job wrote its model";
