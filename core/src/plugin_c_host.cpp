@@ -126,11 +126,12 @@ Status StageFromC(const UcmohStage& c, Stage* s) {
 
 // Walks the pre-order node list of a UcmohAst, whatever node size the plugin
 // was built with (fields it did not know stay zero), checking counts, depth
-// and enums. Subclasses decide what a loop and a stage become.
+// and enums. `Visitor` decides what a loop and a stage become (OnStage,
+// EnterLoop, LeaveLoop); a template, not virtual calls: it runs per node.
+template <class Visitor>
 class CAstWalker {
  public:
-  explicit CAstWalker(const UcmohAst& ast) : ast_(ast) {}
-  virtual ~CAstWalker() = default;
+  CAstWalker(const UcmohAst& ast, Visitor& visitor) : ast_(ast), visitor_(visitor) {}
 
   Status WalkAll() {
     if (ast_.struct_size < UCMOH_STRUCT_SIZE(UcmohAst, num_template_inputs) || ast_.node_size == 0)
@@ -141,12 +142,6 @@ class CAstWalker {
                                      "roots hold " + std::to_string(next_));
     return Status::Ok();
   }
-
- protected:
-  virtual Status OnStage(const UcmohStage& stage) = 0;
-  virtual void EnterLoop(const UcmohAstNode& loop) = 0;
-  virtual void LeaveLoop() = 0;
-  const UcmohAst& ast_;
 
  private:
   Status WalkNode(int depth) {
@@ -163,26 +158,28 @@ class CAstWalker {
     }
     const UcmohAstNode& c = *node;
     ++next_;
-    if (!c.is_loop) return OnStage(c.stage);
+    if (!c.is_loop) return visitor_.OnStage(c.stage);
     if (!InRange(c.loop_kind, kNumLoopKinds) || c.num_children < 0)
       return Status::InvalidArgument("a loop has an unknown kind or a negative child count");
-    EnterLoop(c);
+    visitor_.EnterLoop(c);
     for (int32_t i = 0; i < c.num_children; ++i) UCMOH_RETURN_IF_ERROR(WalkNode(depth + 1));
-    LeaveLoop();
+    visitor_.LeaveLoop();
     return Status::Ok();
   }
 
+  const UcmohAst& ast_;
+  Visitor& visitor_;
   size_t next_ = 0;
 };
 
 // The plugin's AST as the host's ProgramAst (for LowerRecord's callers:
 // features --show-ast, --dump-ast, ...).
-class AstReader : public CAstWalker {
+class AstReader {
  public:
-  explicit AstReader(const UcmohAst& ast) : CAstWalker(ast) { program_.roots.reserve(ast.num_roots); }
+  explicit AstReader(const UcmohAst& ast) : ast_(ast) { program_.roots.reserve(ast.num_roots); }
 
   Expected<ProgramAst> Read() {
-    UCMOH_RETURN_IF_ERROR(WalkAll());
+    UCMOH_RETURN_IF_ERROR(CAstWalker<AstReader>(ast_, *this).WalkAll());
     for (size_t i = 0; i < ast_.num_buffers; ++i) {
       const UcmohAstBuffer& b = ast_.buffers[i];
       if (!InRange(b.scope, kNumMemScopes)) return Status::InvalidArgument("a buffer has an unknown memory scope");
@@ -194,44 +191,48 @@ class AstReader : public CAstWalker {
     return std::move(program_);
   }
 
- private:
-  std::vector<AstNode>& Siblings() { return open_.empty() ? program_.roots : open_.back()->children; }
-  Status OnStage(const UcmohStage& c) override {
+  Status OnStage(const UcmohStage& c) {
     Siblings().emplace_back();
     return StageFromC(c, &Siblings().back().stage);
   }
-  void EnterLoop(const UcmohAstNode& c) override {
+  void EnterLoop(const UcmohAstNode& c) {
     AstNode& loop = Siblings().emplace_back();
     loop.is_loop = true;
     loop.loop = {FromC(c.loop_var), c.loop_extent, static_cast<LoopKind>(c.loop_kind)};
     loop.children.reserve(static_cast<size_t>(c.num_children));
     open_.push_back(&loop);
   }
-  void LeaveLoop() override { open_.pop_back(); }
+  void LeaveLoop() { open_.pop_back(); }
 
+ private:
+  std::vector<AstNode>& Siblings() { return open_.empty() ? program_.roots : open_.back()->children; }
+
+  const UcmohAst& ast_;
   ProgramAst program_;
   std::vector<AstNode*> open_;  // the loops being filled, outermost first
 };
 
 // The plugin's AST as featurization's placed stages, with no host AST in
-// between (numbers only: featurization reads no names).
-class StagePlacer : public CAstWalker {
+// between (numbers only: featurization reads no names). Its vectors are the
+// thread's, kept between programs: featurization runs once per program, and
+// allocating them each time was a cost the direct C++ path does not pay.
+class StagePlacer {
  public:
-  explicit StagePlacer(const UcmohAst& ast) : CAstWalker(ast) {
-    stages_.reserve(ast.num_nodes);  // PlacedStage points into it
-    context_.push_back(PlacedStage{});
+  explicit StagePlacer(const UcmohAst& ast) : ast_(ast), s_(ThisThread()) {
+    s_.stages.clear(), s_.placed.clear(), s_.context.clear();
+    s_.stages.reserve(ast.num_nodes);  // PlacedStage points into it
+    s_.context.push_back(PlacedStage{});
   }
 
   Expected<TokenMatrix> Featurize(const HardwareParams& hardware, const IntrinsicInfo& intrinsic) {
-    UCMOH_RETURN_IF_ERROR(WalkAll());
-    return FeaturizePlacedStages(placed_, hardware, intrinsic);
+    UCMOH_RETURN_IF_ERROR(CAstWalker<StagePlacer>(ast_, *this).WalkAll());
+    return FeaturizePlacedStages(s_.placed, hardware, intrinsic);
   }
 
- private:
-  Status OnStage(const UcmohStage& c) override {
+  Status OnStage(const UcmohStage& c) {
     if (!InRange(c.kind, 3) || !InRange(c.src, kNumMemScopes) || !InRange(c.dst, kNumMemScopes))
       return Status::InvalidArgument("a stage has an unknown kind or memory scope");
-    Stage& s = stages_.emplace_back();
+    Stage& s = s_.stages.emplace_back();
     s.kind = static_cast<StageKind>(c.kind);
     s.src = static_cast<MemScope>(c.src);
     s.dst = static_cast<MemScope>(c.dst);
@@ -239,18 +240,28 @@ class StagePlacer : public CAstWalker {
     s.vector_bytes = c.vector_bytes, s.reuse = c.reuse;
     s.intrinsic_calls = c.intrinsic_calls, s.flops_per_call = c.flops_per_call;
     for (int d = 0; d < kTemplateDims; ++d) s.template_values[d] = c.template_values[d];
-    PlacedStage placed = context_.back();
+    PlacedStage placed = s_.context.back();
     placed.stage = &s;
-    placed_.push_back(placed);
+    s_.placed.push_back(placed);
     return Status::Ok();
   }
-  void EnterLoop(const UcmohAstNode& c) override {
-    context_.push_back(context_.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent));
+  void EnterLoop(const UcmohAstNode& c) {
+    s_.context.push_back(s_.context.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent));
   }
-  void LeaveLoop() override { context_.pop_back(); }
+  void LeaveLoop() { s_.context.pop_back(); }
 
-  std::vector<Stage> stages_;
-  std::vector<PlacedStage> placed_, context_;
+ private:
+  struct Scratch {
+    std::vector<Stage> stages;
+    std::vector<PlacedStage> placed, context;
+  };
+  static Scratch& ThisThread() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+
+  const UcmohAst& ast_;
+  Scratch& s_;
 };
 
 }  // namespace

@@ -217,8 +217,8 @@ inline void DestroyResult(UcmohResult* r) {
   spare.reset(r);
 }
 
-inline UcmohStage StageToC(const Stage& s) {
-  UcmohStage c{};
+// Fills `c` (zeroed by the caller) with the C view of `s`.
+inline void StageToC(const Stage& s, UcmohStage& c) {
   c.kind = static_cast<int32_t>(s.kind);
   c.name = ToC(s.name);
   c.buffer = ToC(s.buffer);
@@ -232,7 +232,6 @@ inline UcmohStage StageToC(const Stage& s) {
   c.intrinsic_calls = s.intrinsic_calls;
   c.flops_per_call = s.flops_per_call;
   for (int d = 0; d < kTemplateDims; ++d) c.template_values[d] = s.template_values[d];
-  return c;
 }
 
 inline Stage StageFromC(const UcmohStage& c) {
@@ -253,8 +252,9 @@ inline Stage StageFromC(const UcmohStage& c) {
   return s;
 }
 
+// Written in place (no temporary node copied in): Lower runs once per program.
 inline void AppendNode(const AstNode& node, std::vector<UcmohAstNode>& out) {
-  UcmohAstNode c{};
+  UcmohAstNode& c = out.emplace_back();  // value-initialized: zeros
   c.is_loop = node.is_loop ? 1 : 0;
   if (node.is_loop) {
     c.num_children = static_cast<int32_t>(node.children.size());
@@ -262,9 +262,8 @@ inline void AppendNode(const AstNode& node, std::vector<UcmohAstNode>& out) {
     c.loop_extent = node.loop.extent;
     c.loop_kind = static_cast<int32_t>(node.loop.kind);
   } else {
-    c.stage = StageToC(node.stage);
+    StageToC(node.stage, c.stage);
   }
-  out.push_back(c);
   for (const AstNode& child : node.children) AppendNode(child, out);
 }
 
