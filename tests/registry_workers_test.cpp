@@ -166,7 +166,7 @@ TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {
     EXPECT_EQ(r.rc, 0) << r.out;
     return nlohmann::json::parse(r.out)["evaluation"][0]["pca"].get<double>();
   };
-  for (const std::string db : {dir.Sub("one.db"), dir.Sub("two.db")}) {
+  for (const std::string& db : {dir.Sub("one.db"), dir.Sub("two.db")}) {
     ASSERT_EQ(RunRegistry("--db " + db + " init").rc, 0);
     ASSERT_EQ(RunRegistry("--db " + db + " records import cutlass " + csv).rc, 0);
   }

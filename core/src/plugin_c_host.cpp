@@ -105,9 +105,12 @@ class LastViews {
 
 bool InRange(int32_t value, int32_t count) { return value >= 0 && value < count; }
 
-Status StageFromC(const UcmohStage& c, Stage* s) {
-  if (!InRange(c.kind, 3) || !InRange(c.src, kNumMemScopes) || !InRange(c.dst, kNumMemScopes))
-    return Status::InvalidArgument("a stage has an unknown kind or memory scope");
+bool ValidStage(const UcmohStage& c) {
+  return InRange(c.kind, 3) && InRange(c.src, kNumMemScopes) && InRange(c.dst, kNumMemScopes);
+}
+
+// A stage the walker checked (ValidStage) as the host's Stage.
+void StageFromC(const UcmohStage& c, Stage* s) {
   s->kind = static_cast<StageKind>(c.kind);
   s->name = FromC(c.name);
   s->buffer = FromC(c.buffer);
@@ -121,56 +124,54 @@ Status StageFromC(const UcmohStage& c, Stage* s) {
   s->intrinsic_calls = c.intrinsic_calls;
   s->flops_per_call = c.flops_per_call;
   for (int d = 0; d < kTemplateDims; ++d) s->template_values[d] = c.template_values[d];
-  return Status::Ok();
 }
 
 // Walks the pre-order node list of a UcmohAst, whatever node size the plugin
 // was built with (fields it did not know stay zero), checking counts, depth
 // and enums. `Visitor` decides what a loop and a stage become (OnStage,
-// EnterLoop, LeaveLoop); a template, not virtual calls: it runs per node.
+// EnterLoop, LeaveLoop). It runs once per program for every node, so it is a
+// loop with a fixed stack rather than recursion returning a Status per node,
+// and a template rather than virtual calls.
 template <class Visitor>
-class CAstWalker {
- public:
-  CAstWalker(const UcmohAst& ast, Visitor& visitor) : ast_(ast), visitor_(visitor) {}
-
-  Status WalkAll() {
-    if (ast_.struct_size < UCMOH_STRUCT_SIZE(UcmohAst, num_template_inputs) || ast_.node_size == 0)
-      return Status::InvalidArgument("the plugin returned an AST struct this host cannot read");
-    for (size_t r = 0; r < ast_.num_roots; ++r) UCMOH_RETURN_IF_ERROR(WalkNode(0));
-    if (next_ != ast_.num_nodes)
-      return Status::InvalidArgument("the plugin's AST lists " + std::to_string(ast_.num_nodes) + " nodes but its " +
-                                     "roots hold " + std::to_string(next_));
-    return Status::Ok();
-  }
-
- private:
-  Status WalkNode(int depth) {
-    if (next_ >= ast_.num_nodes) return Status::InvalidArgument("the plugin's AST ends inside a loop");
-    if (depth > 256) return Status::InvalidArgument("the plugin's AST nests loops deeper than 256");
+Status WalkCAst(const UcmohAst& ast, Visitor& visitor) {
+  if (ast.struct_size < UCMOH_STRUCT_SIZE(UcmohAst, num_template_inputs) || ast.node_size == 0)
+    return Status::InvalidArgument("the plugin returned an AST struct this host cannot read");
+  constexpr size_t kMaxDepth = 256;
+  std::array<int32_t, kMaxDepth> children_left;  // of each open loop, outermost first
+  size_t depth = 0, roots_left = ast.num_roots, next = 0;
+  UcmohAstNode copy;
+  for (;;) {
+    for (; depth > 0 && children_left[depth - 1] == 0; --depth) visitor.LeaveLoop();
+    if (depth > 0) --children_left[depth - 1];
+    else if (roots_left-- == 0) break;
+    if (next >= ast.num_nodes) return Status::InvalidArgument("the plugin's AST ends inside a loop");
     // A node of another size is copied into one of ours (zeros for fields
     // the writer did not know); one of our size is read where it lies.
-    UcmohAstNode copy{};
-    const UcmohAstNode* node = &ast_.nodes[next_];
-    if (ast_.node_size != sizeof(UcmohAstNode)) {
-      std::memcpy(&copy, reinterpret_cast<const char*>(ast_.nodes) + next_ * ast_.node_size,
-                  std::min(ast_.node_size, sizeof(UcmohAstNode)));
-      node = &copy;
+    const UcmohAstNode* c = &copy;
+    if (ast.node_size == sizeof(UcmohAstNode)) {
+      c = &ast.nodes[next];
+    } else {
+      copy = UcmohAstNode{};
+      std::memcpy(&copy, reinterpret_cast<const char*>(ast.nodes) + next * ast.node_size,
+                  std::min(ast.node_size, sizeof(UcmohAstNode)));
     }
-    const UcmohAstNode& c = *node;
-    ++next_;
-    if (!c.is_loop) return visitor_.OnStage(c.stage);
-    if (!InRange(c.loop_kind, kNumLoopKinds) || c.num_children < 0)
+    ++next;
+    if (!c->is_loop) {
+      if (!ValidStage(c->stage)) return Status::InvalidArgument("a stage has an unknown kind or memory scope");
+      visitor.OnStage(c->stage);
+      continue;
+    }
+    if (!InRange(c->loop_kind, kNumLoopKinds) || c->num_children < 0)
       return Status::InvalidArgument("a loop has an unknown kind or a negative child count");
-    visitor_.EnterLoop(c);
-    for (int32_t i = 0; i < c.num_children; ++i) UCMOH_RETURN_IF_ERROR(WalkNode(depth + 1));
-    visitor_.LeaveLoop();
-    return Status::Ok();
+    if (depth == kMaxDepth) return Status::InvalidArgument("the plugin's AST nests loops deeper than 256");
+    visitor.EnterLoop(*c);
+    children_left[depth++] = c->num_children;
   }
-
-  const UcmohAst& ast_;
-  Visitor& visitor_;
-  size_t next_ = 0;
-};
+  if (next != ast.num_nodes)
+    return Status::InvalidArgument("the plugin's AST lists " + std::to_string(ast.num_nodes) + " nodes but its " +
+                                   "roots hold " + std::to_string(next));
+  return Status::Ok();
+}
 
 // The plugin's AST as the host's ProgramAst (for LowerRecord's callers:
 // features --show-ast, --dump-ast, ...).
@@ -179,7 +180,7 @@ class AstReader {
   explicit AstReader(const UcmohAst& ast) : ast_(ast) { program_.roots.reserve(ast.num_roots); }
 
   Expected<ProgramAst> Read() {
-    UCMOH_RETURN_IF_ERROR(CAstWalker<AstReader>(ast_, *this).WalkAll());
+    UCMOH_RETURN_IF_ERROR(WalkCAst(ast_, *this));
     for (size_t i = 0; i < ast_.num_buffers; ++i) {
       const UcmohAstBuffer& b = ast_.buffers[i];
       if (!InRange(b.scope, kNumMemScopes)) return Status::InvalidArgument("a buffer has an unknown memory scope");
@@ -191,10 +192,7 @@ class AstReader {
     return std::move(program_);
   }
 
-  Status OnStage(const UcmohStage& c) {
-    Siblings().emplace_back();
-    return StageFromC(c, &Siblings().back().stage);
-  }
+  void OnStage(const UcmohStage& c) { StageFromC(c, &Siblings().emplace_back().stage); }
   void EnterLoop(const UcmohAstNode& c) {
     AstNode& loop = Siblings().emplace_back();
     loop.is_loop = true;
@@ -225,13 +223,11 @@ class StagePlacer {
   }
 
   Expected<TokenMatrix> Featurize(const HardwareParams& hardware, const IntrinsicInfo& intrinsic) {
-    UCMOH_RETURN_IF_ERROR(CAstWalker<StagePlacer>(ast_, *this).WalkAll());
+    UCMOH_RETURN_IF_ERROR(WalkCAst(ast_, *this));
     return FeaturizePlacedStages(s_.placed, hardware, intrinsic);
   }
 
-  Status OnStage(const UcmohStage& c) {
-    if (!InRange(c.kind, 3) || !InRange(c.src, kNumMemScopes) || !InRange(c.dst, kNumMemScopes))
-      return Status::InvalidArgument("a stage has an unknown kind or memory scope");
+  void OnStage(const UcmohStage& c) {
     Stage& s = s_.stages.emplace_back();
     s.kind = static_cast<StageKind>(c.kind);
     s.src = static_cast<MemScope>(c.src);
@@ -240,10 +236,8 @@ class StagePlacer {
     s.vector_bytes = c.vector_bytes, s.reuse = c.reuse;
     s.intrinsic_calls = c.intrinsic_calls, s.flops_per_call = c.flops_per_call;
     for (int d = 0; d < kTemplateDims; ++d) s.template_values[d] = c.template_values[d];
-    PlacedStage placed = s_.context.back();
+    PlacedStage& placed = s_.placed.emplace_back(s_.context.back());
     placed.stage = &s;
-    s_.placed.push_back(placed);
-    return Status::Ok();
   }
   void EnterLoop(const UcmohAstNode& c) {
     s_.context.push_back(s_.context.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent));

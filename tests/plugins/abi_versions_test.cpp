@@ -113,3 +113,68 @@ TEST(AbiVersions, TaskIdsFollowEveryChangeOfTheTask) {
 }
 
 }  // namespace
+
+namespace {
+
+ucmoh::Record BadAstRecord(const std::string& fault) {
+  ucmoh::Record r;
+  r.target = "badast";
+  r.intrinsic = "badast.dot4";
+  r.task = {"t", "gemm", {}};
+  r.schedule = {{"fault", fault}};
+  r.latency.median_s = 1e-6;
+  return r;
+}
+
+// Nodes laid out by a writer that knew a smaller or larger UcmohAstNode (the
+// node_size rule) featurize like ours; the fast path and the AST read back
+// agree on them.
+TEST(AbiVersions, NodesOfAnotherSizeReadLikeOurs) {
+  TempDir dir;
+  auto set = ucmoh::LoadPlugins(dir.Write("plugins.json", ManifestJson({{"badast", TestPlugin("bad_ast")}})));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  auto ours = ucmoh::FeaturizeRecord(*set, BadAstRecord("none"));
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  EXPECT_EQ(ours->num_tokens, 4);  // the target and intrinsic tokens, then the two stages
+  for (const char* layout : {"narrow_nodes", "wide_nodes"}) {
+    auto fast = ucmoh::FeaturizeRecord(*set, BadAstRecord(layout));
+    ASSERT_TRUE(fast.ok()) << layout << ": " << fast.status().message();
+    EXPECT_EQ(fast->values, ours->values) << layout;
+    auto ast = ucmoh::LowerRecord(*set, BadAstRecord(layout));
+    ASSERT_TRUE(ast.ok()) << layout << ": " << ast.status().message();
+    auto slow = ucmoh::Featurize(*ast, ucmoh::HardwareParams{}, *set->Intrinsic("badast.dot4"));
+    ASSERT_TRUE(slow.ok()) << slow.status().message();
+    EXPECT_EQ(slow->values, ours->values) << layout;
+  }
+}
+
+// A plugin's malformed AST is refused with one line naming the plugin and
+// the fault, on the fast path and when read back as an AST, and never read
+// past its last node (the sanitizer build would see that).
+TEST(AbiVersions, MalformedAstsAreRefusedWithOneClearError) {
+  TempDir dir;
+  auto set = ucmoh::LoadPlugins(dir.Write("plugins.json", ManifestJson({{"badast", TestPlugin("bad_ast")}})));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const std::pair<const char*, const char*> cases[] = {
+      {"count_mismatch", "the plugin's AST lists 3 nodes but its roots hold 2"},
+      {"ends_in_loop", "the plugin's AST ends inside a loop"},
+      {"negative_children", "a loop has an unknown kind or a negative child count"},
+      {"bad_loop_kind", "a loop has an unknown kind or a negative child count"},
+      {"bad_stage_kind", "a stage has an unknown kind or memory scope"},
+      {"bad_scope", "a stage has an unknown kind or memory scope"},
+      {"too_deep", "the plugin's AST nests loops deeper than 256"},
+      {"short_struct", "the plugin returned an AST struct this host cannot read"},
+      {"no_ast", "lower returned no AST"}};
+  for (const auto& [fault, expected] : cases) {
+    auto tokens = ucmoh::FeaturizeRecord(*set, BadAstRecord(fault));
+    auto ast = ucmoh::LowerRecord(*set, BadAstRecord(fault));
+    for (const ucmoh::Status& status : {tokens.status(), ast.status()}) {
+      EXPECT_FALSE(status.ok()) << fault;
+      EXPECT_THAT(status.message(), HasSubstr("plugin 'badast'")) << fault;
+      EXPECT_THAT(status.message(), HasSubstr(expected)) << fault;
+      EXPECT_EQ(status.message().find('\n'), std::string::npos) << fault;
+    }
+  }
+}
+
+}  // namespace

@@ -69,23 +69,25 @@ void LowerAndFeaturize(benchmark::State& state, bool through_c_abi) {
 }
 void BM_LowerAndFeaturizeDirectCpp(benchmark::State& state) { LowerAndFeaturize(state, false); }
 void BM_LowerAndFeaturizeThroughCAbi(benchmark::State& state) { LowerAndFeaturize(state, true); }
-// 15 repetitions each, run in random order (main below): the two paths see
-// the same drift of a shared VM, so the ratio of medians is worth reading.
-BENCHMARK(BM_LowerAndFeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(15);
-BENCHMARK(BM_LowerAndFeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(15);
+// By default 15 repetitions each, run in random order (main below): the two
+// paths see the same drift of a shared VM, so the ratio of medians is worth
+// reading.
+BENCHMARK(BM_LowerAndFeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LowerAndFeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-BENCHMARK(BM_FeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(15);
-BENCHMARK(BM_FeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(15);
+BENCHMARK(BM_FeaturizeDirectCpp)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FeaturizeThroughCAbi)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace ucmoh
 
-// BENCHMARK_MAIN with random interleaving on by default (a flag given on the
-// command line still wins: it comes later).
+// BENCHMARK_MAIN with 15 repetitions in random order by default (flags given
+// on the command line still win: they come later).
 int main(int argc, char** argv) {
+  static char repetitions[] = "--benchmark_repetitions=15";
   static char interleave[] = "--benchmark_enable_random_interleaving=true";
   std::vector<char*> args(argv, argv + argc);
-  args.insert(args.begin() + 1, interleave);
+  args.insert(args.begin() + 1, {repetitions, interleave});
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;

@@ -132,83 +132,91 @@ uint64_t ViewId(const CStruct& c) {
   return c.struct_size >= UCMOH_STRUCT_SIZE(CStruct, id) ? c.id : 0;
 }
 
-// The last task and hardware this thread converted. Consecutive programs
-// mostly share both: an id the host gave last time means "the same", and
-// without one, comparing the C view with the kept value costs a fraction of
-// building it again (docs/benchmarks.md, plugin ABI).
-template <class Value, class CStruct, class SameFn, class ConvertFn>
-const Value& CachedView(const CStruct& c, SameFn same, ConvertFn convert) {
-  thread_local Value cached;
-  thread_local bool valid = false;
-  thread_local uint64_t cached_id = 0;
-  const uint64_t id = ViewId(c);
-  if (id != 0 && id == cached_id) return cached;
-  if (!valid || !same(c, cached)) {
-    cached = convert(c);
-    valid = true;
-  }
-  cached_id = id;
-  return cached;
+// A value converted from its C view, kept for the thread's next call, and
+// the host's id for it (5.1).
+template <class Value>
+struct Kept {
+  Value value;
+  bool valid = false;
+  uint64_t id = 0;
+};
+
+// Everything Lower keeps for its thread's next call, in one thread_local: in
+// a plugin library every thread_local costs a __tls_get_addr call per use,
+// and Lower runs once per program. Only Lower and stage_template touch it, so
+// a plugin that is only described can still be unloaded (a thread_local with
+// a destructor keeps its library mapped until the thread ends).
+struct ThreadState {
+  Kept<Task> task;
+  Kept<HardwareParams> hardware;
+  ParamMap schedule;
+  std::string intrinsic;
+  std::unique_ptr<UcmohResult> spare_result;  // Lower's last result, given back
+};
+inline ThreadState& ThisThread() {
+  thread_local ThreadState state;
+  return state;
 }
 
-inline const Task& CachedTask(const UcmohTask& c) {
-  return CachedView<Task>(
-      c,
+// The kept value for a C view. Consecutive programs mostly share their task
+// and hardware: an id the host gave last time means "the same", and without
+// one, comparing the C view with the kept value costs a fraction of building
+// it again (docs/benchmarks.md, plugin ABI).
+template <class Value, class CStruct, class SameFn, class ConvertFn>
+const Value& KeptView(const CStruct& c, Kept<Value>& kept, SameFn same, ConvertFn convert) {
+  const uint64_t id = ViewId(c);
+  if (id != 0 && id == kept.id) return kept.value;
+  if (!kept.valid || !same(c, kept.value)) {
+    kept.value = convert(c);
+    kept.valid = true;
+  }
+  kept.id = id;
+  return kept.value;
+}
+
+inline const Task& KeptTask(const UcmohTask& c, ThreadState& state) {
+  return KeptView(
+      c, state.task,
       [](const UcmohTask& v, const Task& t) {
         return Same(v.key, t.key) && Same(v.op, t.op) && SameParams(v.workload, t.workload);
       },
       TaskFromC);
 }
 
-inline const HardwareParams& CachedHardware(const UcmohHardware& c) {
-  return CachedView<HardwareParams>(c, SameHardware, HardwareFromC);
+inline const HardwareParams& KeptHardware(const UcmohHardware& c, ThreadState& state) {
+  return KeptView(c, state.hardware, SameHardware, HardwareFromC);
 }
 
-// The schedule as a ParamMap this thread keeps: when its keys are those of
-// the last schedule (the same plugin's schedules mostly are), only the values
-// are assigned, so no node or string is allocated.
-inline const ParamMap& ReusedSchedule(const UcmohParams& c) {
-  thread_local ParamMap cached;
-  bool same_keys = c.count == cached.size();
+// The schedule in the thread's ParamMap: when its keys are those of the last
+// schedule (the same plugin's schedules mostly are), only the values are
+// assigned, so no element or string is allocated.
+inline const ParamMap& ReusedSchedule(const UcmohParams& c, ParamMap& kept) {
+  bool same_keys = c.count == kept.size();
   size_t i = 0;
-  for (auto it = cached.begin(); same_keys && it != cached.end(); ++it, ++i) same_keys = Same(c.items[i].key, it->first);
-  if (!same_keys) return cached = ParamsFromC(c);
+  for (auto it = kept.begin(); same_keys && it != kept.end(); ++it, ++i) same_keys = Same(c.items[i].key, it->first);
+  if (!same_keys) return kept = ParamsFromC(c);
   i = 0;
-  for (auto& [key, value] : cached) {
+  for (auto& [key, value] : kept) {
     const UcmohParam& p = c.items[i++];
     if (p.type == UCMOH_PARAM_INT) value = p.int_value;
     else if (p.type == UCMOH_PARAM_REAL) value = p.real_value;
     else if (auto* text = std::get_if<std::string>(&value)) AssignFromC(*text, p.string_value);
     else value = FromC(p.string_value);
   }
-  return cached;
+  return kept;
 }
 
-// The intrinsic's name, in a string this thread keeps (names pass the small
-// string size, and Lower runs once per program).
-inline const std::string& ReusedName(UcmohStr c) {
-  thread_local std::string name;
-  return AssignFromC(name, c);
-}
-
-// A result for this thread to fill: the one the host gave back last, whose
-// vectors keep their capacity, else a new one. Lower runs once per program.
-inline std::unique_ptr<UcmohResult>& SpareResult() {
-  thread_local std::unique_ptr<UcmohResult> spare;
-  return spare;
-}
-inline UcmohResult* NewResult() {
-  std::unique_ptr<UcmohResult>& spare = SpareResult();
-  UcmohResult* r = spare ? spare.release() : new UcmohResult;
+// A result for Lower to fill: the one the host gave back last, whose vectors
+// keep their capacity, else a new one.
+inline UcmohResult* NewResult(ThreadState& state) {
+  UcmohResult* r = state.spare_result ? state.spare_result.release() : new UcmohResult;
   r->reusable = true;
   return r;
 }
 inline void DestroyResult(UcmohResult* r) {
-  // Only Lower's results touch the thread_local: a plugin that is only
-  // described can still be unloaded (a thread_local with a destructor keeps
-  // its library mapped until the thread ends).
+  // Only Lower's results touch the thread's state (see ThreadState).
   if (!r->reusable) return delete r;
-  std::unique_ptr<UcmohResult>& spare = SpareResult();
+  std::unique_ptr<UcmohResult>& spare = ThisThread().spare_result;
   if (spare) return delete r;
   r->program = ProgramAst{};
   r->nodes.clear();
@@ -323,10 +331,12 @@ struct Entries {
   }
   static UcmohError* Lower(UcmohLowerArgs* a) {
     return Guarded([&] {
-      auto program = a->plugin->impl->Lower(CachedTask(*a->task), ReusedName(a->intrinsic),
-                                            ReusedSchedule(a->schedule), CachedHardware(*a->hardware));
+      ThreadState& state = ThisThread();
+      auto program = a->plugin->impl->Lower(KeptTask(*a->task, state), AssignFromC(state.intrinsic, a->intrinsic),
+                                            ReusedSchedule(a->schedule, state.schedule),
+                                            KeptHardware(*a->hardware, state));
       if (!program.ok()) return program.status();
-      UcmohResult* r = NewResult();
+      UcmohResult* r = NewResult(state);
       r->program = std::move(*program);
       ExposeAst(*r);
       a->result = r;
@@ -387,7 +397,7 @@ struct Entries {
       TemplateInputs inputs;
       for (size_t i = 0; i < a->num_inputs; ++i) inputs[FromC(a->inputs[i].name)] = a->inputs[i].value;
       auto values = a->plugin->impl->StageTemplate(FromC(a->intrinsic), inputs, StageFromC(*a->stage),
-                                                   CachedHardware(*a->hardware));
+                                                   KeptHardware(*a->hardware, ThisThread()));
       if (!values.ok()) return values.status();
       for (int d = 0; d < kTemplateDims; ++d) a->values[d] = (*values)[d];
       return Status::Ok();
