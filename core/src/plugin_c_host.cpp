@@ -109,11 +109,10 @@ bool ValidStage(const UcmohStage& c) {
   return InRange(c.kind, 3) && InRange(c.src, kNumMemScopes) && InRange(c.dst, kNumMemScopes);
 }
 
-// A stage the walker checked (ValidStage) as the host's Stage.
-void StageFromC(const UcmohStage& c, Stage* s) {
+// The numbers of a stage the walker checked (ValidStage): all featurization
+// reads.
+void StageNumbersFromC(const UcmohStage& c, Stage* s) {
   s->kind = static_cast<StageKind>(c.kind);
-  s->name = FromC(c.name);
-  s->buffer = FromC(c.buffer);
   s->src = static_cast<MemScope>(c.src);
   s->dst = static_cast<MemScope>(c.dst);
   s->bytes = c.bytes;
@@ -124,6 +123,13 @@ void StageFromC(const UcmohStage& c, Stage* s) {
   s->intrinsic_calls = c.intrinsic_calls;
   s->flops_per_call = c.flops_per_call;
   for (int d = 0; d < kTemplateDims; ++d) s->template_values[d] = c.template_values[d];
+}
+
+// A checked stage as the host's Stage, names included.
+void StageFromC(const UcmohStage& c, Stage* s) {
+  StageNumbersFromC(c, s);
+  s->name = FromC(c.name);
+  s->buffer = FromC(c.buffer);
 }
 
 // Walks the pre-order node list of a UcmohAst, whatever node size the plugin
@@ -229,13 +235,7 @@ class StagePlacer {
 
   void OnStage(const UcmohStage& c) {
     Stage& s = s_.stages.emplace_back();
-    s.kind = static_cast<StageKind>(c.kind);
-    s.src = static_cast<MemScope>(c.src);
-    s.dst = static_cast<MemScope>(c.dst);
-    s.bytes = c.bytes, s.unique_bytes = c.unique_bytes, s.element_stride = c.element_stride;
-    s.vector_bytes = c.vector_bytes, s.reuse = c.reuse;
-    s.intrinsic_calls = c.intrinsic_calls, s.flops_per_call = c.flops_per_call;
-    for (int d = 0; d < kTemplateDims; ++d) s.template_values[d] = c.template_values[d];
+    StageNumbersFromC(c, &s);
     PlacedStage& placed = s_.placed.emplace_back(s_.context.back());
     placed.stage = &s;
   }
