@@ -10,7 +10,6 @@
 // one program into the next.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>

@@ -3,6 +3,7 @@
 // another size, as a writer of another minor would lay them out). The host
 // must featurize the right ones and refuse each wrong one with one clear
 // error, never reading past the nodes it was given.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -58,8 +59,9 @@ std::vector<UcmohAstNode> Nodes(const std::string& fault) {
   return nodes;
 }
 
-// Lays the nodes out `node_size` bytes apart in r->text (garbage past the
-// fields a smaller node holds, zeros where a larger one has more).
+// Lays the nodes out `node_size` bytes apart in r->text: a smaller node is
+// cut before its last bytes, a larger one is padded with 0xab garbage the
+// host must not read.
 void LayOut(const std::vector<UcmohAstNode>& nodes, size_t node_size, UcmohResult& r) {
   r.text.assign(nodes.size() * node_size, '\xab');
   for (size_t i = 0; i < nodes.size(); ++i)
