@@ -87,6 +87,28 @@ TEST(ScoringPlan, MatchesTheModuleAcrossChunks) {
   ExpectSameScores(NetworkConfig{}, ProgramsOfManyLengths(400, 60, 3));
 }
 
+// Chunks run on the intra-op threads (ScoringPlan::Score): with two threads
+// every program keeps its own score, in order, whether the set is one chunk
+// per thread or several, and whatever thread scored it.
+TEST(ScoringPlan, ThreadsScoreTheirChunksLikeOneThread) {
+  const int threads_before = at::get_num_threads();
+  for (auto [programs, longest] : {std::pair{400, 60}, {7, 5}, {1, 3}}) {
+    auto set = ProgramsOfManyLengths(programs, longest, 5);
+    auto model = CostModel::Create(NetworkConfig{});
+    model->FitNormalizer(set);
+    at::set_num_threads(1);
+    auto one = model->Predict(set);
+    at::set_num_threads(2);
+    auto two = model->Predict(set);
+    ASSERT_TRUE(one.ok() && two.ok());
+    ASSERT_EQ(two->size(), set.size());
+    for (size_t i = 0; i < set.size(); ++i)
+      ASSERT_NEAR((*two)[i], (*one)[i], 1e-5 + 1e-5 * std::abs((*one)[i])) << programs << " programs, program " << i;
+  }
+  ExpectSameScores(NetworkConfig{}, ProgramsOfManyLengths(400, 60, 6));  // on two threads
+  at::set_num_threads(threads_before);
+}
+
 TEST(ScoringPlan, ScoresAProgramWithoutTokensZeroAndKeepsOrder) {
   auto set = ProgramsOfManyLengths(5, 8, 4);
   set.tokens[2] = TokenMatrix{};  // no tokens: nothing to sum

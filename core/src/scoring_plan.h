@@ -37,7 +37,7 @@ class ScoringPlan {
   };
 
  private:
-  void ScoreChunk(const ProgramSet& set, size_t first, size_t last, int64_t tokens, float* scores) const;
+  void ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const;
 
   int hidden_ = 0, heads_ = 0;
   std::vector<Dense> encoder_;

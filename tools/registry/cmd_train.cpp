@@ -131,6 +131,9 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--hidden", args->network.hidden, "Hidden width")->capture_default_str();
   sub->add_option("--heads", args->network.heads, "Attention heads")->capture_default_str();
   sub->add_option("--fc-blocks", args->network.fc_blocks, "Residual FC blocks")->capture_default_str();
+  sub->add_option("--programs-per-group", args->training.programs_per_group,
+                  "Programs of one task ranked together by the loss")
+      ->capture_default_str();
   sub->add_option("--groups-per-batch", args->training.groups_per_batch,
                   "Task groups per optimizer step (split over the workers)")
       ->capture_default_str();
