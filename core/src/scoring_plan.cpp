@@ -86,9 +86,11 @@ struct KernelShape {
   }
 };
 
-// A matmul and whether it applies the layer's epilogue itself.
+// A matmul, its oneDNN implementation's name, and whether it applies the
+// layer's epilogue itself.
 struct DenseMatmul {
   dnnl::matmul matmul;
+  std::string implementation;
   bool fuses_epilogue = true;
 };
 
@@ -120,11 +122,12 @@ const DenseMatmul& DenseKernel(const KernelShape& shape) {
   auto found = kernels.find(shape);
   if (found != kernels.end()) return found->second;
   auto pd = DensePrimitive(shape, shape.epilogue);
-  const bool reference = std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-  if (reference && shape.epilogue != Epilogue::kNone)
-    return kernels.emplace(shape, DenseMatmul{dnnl::matmul(DensePrimitive(shape, Epilogue::kNone)), false})
-        .first->second;
-  return kernels.emplace(shape, DenseMatmul{dnnl::matmul(pd), true}).first->second;
+  bool fused = true;
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 && shape.epilogue != Epilogue::kNone) {
+    pd = DensePrimitive(shape, Epilogue::kNone);
+    fused = false;
+  }
+  return kernels.emplace(shape, DenseMatmul{dnnl::matmul(pd), pd.impl_info_str(), fused}).first->second;
 }
 
 // dst[i] (=|+=) epilogue(out[i]) for the epilogues a matmul did not fuse.
@@ -321,6 +324,22 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, f
     for (int64_t t = offsets[p - first]; t < offsets[p - first + 1]; ++t) sum += per_token[t];
     scores[p] = sum;
   }
+}
+
+std::vector<std::string> ScoringPlan::KernelImplementations(int64_t rows) const {
+  std::vector<std::pair<const Dense*, Epilogue>> layers;
+  for (const Dense& layer : encoder_) layers.push_back({&layer, Epilogue::kRelu});
+  layers.push_back({&in_proj_, Epilogue::kNone});
+  layers.push_back({&out_proj_, Epilogue::kAddInto});
+  for (size_t b = 0; b < fc_.size(); b += 2) {
+    layers.push_back({&fc_[b], Epilogue::kRelu});
+    layers.push_back({&fc_[b + 1], Epilogue::kReluAddInto});
+  }
+  layers.push_back({&decoder_, Epilogue::kNone});
+  std::vector<std::string> names;
+  for (const auto& [d, epilogue] : layers)
+    names.push_back(DenseKernel({d->in, d->out, PaddedRows(rows), epilogue, !d->weight_bf16.empty()}).implementation);
+  return names;
 }
 
 Expected<std::vector<float>> ScoreWithPlan(const CostModel::Impl& model, const ProgramSet& set,

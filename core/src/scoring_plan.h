@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cost_model_impl.h"
@@ -27,6 +28,12 @@ class ScoringPlan {
   // One score per program of `set`, in order. Throws dnnl::error if oneDNN
   // cannot run (the caller turns it into a Status).
   std::vector<float> Score(const ProgramSet& set) const;
+
+  // The oneDNN implementation each matmul of the plan runs, in layer order,
+  // for a chunk of `rows` tokens: "gemm:jit", "brg:avx512_core", ... A
+  // "ref" one is oneDNN's reference loop, hundreds of times slower; the
+  // plan avoids it where a plain matmul has a real kernel (tests check).
+  std::vector<std::string> KernelImplementations(int64_t rows) const;
 
   // A Linear layer's weights, row-major [out, in], and bias [out]; in a bf16
   // plan also the weights rounded to bfloat16 (the upper 16 bits).
