@@ -20,12 +20,15 @@ namespace {
 // CUTLASS programs in 16.5 ms, 2^13 in 17.2 ms, 2^15 in 19.7 ms.
 constexpr int64_t kTokensPerChunk = 1 << 11;
 
-ScoringPlan::Dense DenseFrom(const torch::nn::Linear& linear) {
+using Epilogue = ScoringPlan::Epilogue;
+
+ScoringPlan::Dense DenseFrom(const torch::nn::Linear& linear, Epilogue epilogue) {
   auto w = linear->weight.detach().to(torch::kFloat).contiguous();
   auto b = linear->bias.detach().to(torch::kFloat).contiguous();
   ScoringPlan::Dense d;
   d.out = static_cast<int>(w.size(0));
   d.in = static_cast<int>(w.size(1));
+  d.epilogue = epilogue;
   d.weight.assign(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
   d.bias.assign(b.data_ptr<float>(), b.data_ptr<float>() + b.numel());
   return d;
@@ -61,8 +64,6 @@ Workspace& ThreadWorkspace() {
   thread_local Workspace workspace;
   return workspace;
 }
-
-enum class Epilogue { kNone, kRelu, kAddInto, kReluAddInto };
 
 const dnnl::engine& CpuEngine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -161,7 +162,7 @@ const dnnl::reorder& ToBf16Kernel(int64_t rows, int in) {
 // dst[rows, out] (=|+=) epilogue(src[rows, in] W^T + b); rows is a multiple
 // of kRowGranule. A layer with bfloat16 weights rounds src to bfloat16 first
 // (oneDNN has no float32 x bfloat16 matmul).
-void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float* dst, Epilogue epilogue) {
+void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float* dst) {
   const bool bf16 = !d.weight_bf16.empty();
   using dnnl::memory;
   const auto& engine = CpuEngine();
@@ -181,7 +182,7 @@ void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float
     matmul_src = src_bf16.data();
     weights = d.weight_bf16.data();
   }
-  const DenseMatmul& kernel = DenseKernel({d.in, d.out, rows, epilogue, bf16});
+  const DenseMatmul& kernel = DenseKernel({d.in, d.out, rows, d.epilogue, bf16});
   thread_local std::vector<float> unfused;
   float* out = dst;
   if (!kernel.fuses_epilogue) {
@@ -193,7 +194,7 @@ void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float
                                  {DNNL_ARG_BIAS, wrap({1, d.out}, {d.out, 1}, d.bias.data(), f32)},
                                  {DNNL_ARG_DST, wrap({rows, d.out}, {d.out, 1}, out, f32)}});
   stream.wait();
-  if (!kernel.fuses_epilogue) ApplyEpilogue(out, static_cast<size_t>(rows) * d.out, dst, epilogue);
+  if (!kernel.fuses_epilogue) ApplyEpilogue(out, static_cast<size_t>(rows) * d.out, dst, d.epilogue);
 }
 
 // Round to nearest even in the upper 16 bits: bfloat16, as oneDNN reads it.
@@ -222,16 +223,16 @@ ScoringPlan::ScoringPlan(const CostModel::Impl& model, bool bf16) {
   heads_ = model.config.heads;
   for (const auto& layer : *net.encoder)
     if (auto linear = std::dynamic_pointer_cast<torch::nn::LinearImpl>(layer.ptr()))
-      encoder_.push_back(DenseFrom(torch::nn::Linear(linear)));
+      encoder_.push_back(DenseFrom(torch::nn::Linear(linear), Epilogue::kRelu));
   FoldNormalizer(model.normalizer, encoder_.front());
-  in_proj_ = DenseFrom(net.attention->in_proj);
-  out_proj_ = DenseFrom(net.attention->out_proj);
+  in_proj_ = DenseFrom(net.attention->in_proj, Epilogue::kNone);
+  out_proj_ = DenseFrom(net.attention->out_proj, Epilogue::kAddInto);  // h + attention(h)
   for (const auto& block : *net.fc_blocks) {
     const auto& seq = *block->as<torch::nn::Sequential>();
-    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(0))));
-    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(2))));
+    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(0)), Epilogue::kRelu));
+    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(2)), Epilogue::kReluAddInto));
   }
-  decoder_ = DenseFrom(net.decoder);
+  decoder_ = DenseFrom(net.decoder, Epilogue::kNone);
   if (!bf16) return;
   // The first layer stays float32: it reads raw features with the
   // normalizer folded in, x W' + (b - W' mean), and rounding a large raw
@@ -307,18 +308,18 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, f
   std::vector<float>&h = w.h, &scratch = w.scratch, &qkv = w.qkv, &per_token = w.per_token;
   const float* in = w.x.data();
   for (const Dense& layer : encoder_) {
-    RunDense(layer, in, rows, scratch.data(), Epilogue::kRelu);
+    RunDense(layer, in, rows, scratch.data());
     h.swap(scratch);
     in = h.data();
   }
-  RunDense(in_proj_, h.data(), rows, qkv.data(), Epilogue::kNone);
+  RunDense(in_proj_, h.data(), rows, qkv.data());
   AttendWithinPrograms(qkv.data(), offsets, hidden_, heads_, scratch.data());
-  RunDense(out_proj_, scratch.data(), rows, h.data(), Epilogue::kAddInto);
+  RunDense(out_proj_, scratch.data(), rows, h.data());
   for (size_t b = 0; b < fc_.size(); b += 2) {
-    RunDense(fc_[b], h.data(), rows, scratch.data(), Epilogue::kRelu);
-    RunDense(fc_[b + 1], scratch.data(), rows, h.data(), Epilogue::kReluAddInto);
+    RunDense(fc_[b], h.data(), rows, scratch.data());
+    RunDense(fc_[b + 1], scratch.data(), rows, h.data());
   }
-  RunDense(decoder_, h.data(), rows, per_token.data(), Epilogue::kNone);
+  RunDense(decoder_, h.data(), rows, per_token.data());
   for (size_t p = first; p < last; ++p) {
     float sum = 0.f;
     for (int64_t t = offsets[p - first]; t < offsets[p - first + 1]; ++t) sum += per_token[t];
@@ -326,19 +327,20 @@ void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, f
   }
 }
 
+std::vector<const ScoringPlan::Dense*> ScoringPlan::Layers() const {
+  std::vector<const Dense*> layers;
+  for (const Dense& d : encoder_) layers.push_back(&d);
+  layers.push_back(&in_proj_);
+  layers.push_back(&out_proj_);
+  for (const Dense& d : fc_) layers.push_back(&d);
+  layers.push_back(&decoder_);
+  return layers;
+}
+
 std::vector<std::string> ScoringPlan::KernelImplementations(int64_t rows) const {
-  std::vector<std::pair<const Dense*, Epilogue>> layers;
-  for (const Dense& layer : encoder_) layers.push_back({&layer, Epilogue::kRelu});
-  layers.push_back({&in_proj_, Epilogue::kNone});
-  layers.push_back({&out_proj_, Epilogue::kAddInto});
-  for (size_t b = 0; b < fc_.size(); b += 2) {
-    layers.push_back({&fc_[b], Epilogue::kRelu});
-    layers.push_back({&fc_[b + 1], Epilogue::kReluAddInto});
-  }
-  layers.push_back({&decoder_, Epilogue::kNone});
   std::vector<std::string> names;
-  for (const auto& [d, epilogue] : layers)
-    names.push_back(DenseKernel({d->in, d->out, PaddedRows(rows), epilogue, !d->weight_bf16.empty()}).implementation);
+  for (const Dense* d : Layers())
+    names.push_back(DenseKernel({d->in, d->out, PaddedRows(rows), d->epilogue, !d->weight_bf16.empty()}).implementation);
   return names;
 }
 

@@ -35,16 +35,22 @@ class ScoringPlan {
   // plan avoids it where a plain matmul has a real kernel (tests check).
   std::vector<std::string> KernelImplementations(int64_t rows) const;
 
-  // A Linear layer's weights, row-major [out, in], and bias [out]; in a bf16
-  // plan also the weights rounded to bfloat16 (the upper 16 bits).
+  // What a layer does with its matmul's output: writes it, its ReLU, or adds
+  // either into the residual stream already in the destination.
+  enum class Epilogue { kNone, kRelu, kAddInto, kReluAddInto };
+
+  // A Linear layer's weights, row-major [out, in], bias [out] and epilogue;
+  // in a bf16 plan also the weights rounded to bfloat16 (the upper 16 bits).
   struct Dense {
     int in = 0, out = 0;
+    Epilogue epilogue = Epilogue::kNone;
     std::vector<float> weight, bias;
     std::vector<uint16_t> weight_bf16;
   };
 
  private:
   void ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const;
+  std::vector<const Dense*> Layers() const;  // in the order they run
 
   int hidden_ = 0, heads_ = 0;
   std::vector<Dense> encoder_;
