@@ -66,6 +66,7 @@ LifelongOptions SmallRun(LifelongMethod method, std::vector<std::string> sequenc
   o.sequence = std::move(sequence);
   o.step.method = method;
   o.step.network.hidden = 32;
+  o.step.network.heads = 4;
   o.step.network.seed = 5;
   o.step.training.epochs = 8;
   o.step.training.learning_rate = 3e-3;
@@ -153,6 +154,7 @@ ProgramSet ToySet() {
 LifelongOptions ToyRun(LifelongMethod method) {
   LifelongOptions o = SmallRun(method, {"toy.a", "toy.b", "toy.c"});
   o.step.network.hidden = 16;
+  o.step.network.heads = 4;
   o.step.training.epochs = 3;
   o.step.training.programs_per_group = 16;
   o.test_fraction = 0.3;

@@ -24,6 +24,7 @@ const std::vector<std::string> kSequence = {"tensorcore.i8816", "tensorcore.i168
 LifelongStepOptions SmallStep() {
   LifelongStepOptions o;  // the default method and λ
   o.network.hidden = 16;
+  o.network.heads = 4;
   o.training.epochs = 2;
   o.training.seed = 3;
   o.rehearsal_programs = 24;

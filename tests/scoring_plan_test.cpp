@@ -66,10 +66,10 @@ TEST(ScoringPlan, MatchesTheModuleForTheDefaultNetwork) {
 }
 
 TEST(ScoringPlan, MatchesTheModuleForEveryNetworkShape) {
-  // Head widths 8, 16 and 32 (the attention kernel's compiled widths) and 10
-  // (its generic path).
+  // Head widths 8, 12, 16 and 32 (the attention kernel's compiled widths)
+  // and 10 (its generic path).
   for (auto [hidden, heads, encoder, fc] : {std::tuple{32, 4, 1, 0}, {48, 3, 3, 3}, {16, 1, 2, 1}, {128, 8, 2, 2},
-                                            {96, 3, 1, 1}, {40, 4, 1, 1}}) {
+                                            {96, 3, 1, 1}, {40, 4, 1, 1}, {48, 4, 2, 2}}) {
     NetworkConfig c;
     c.hidden = hidden;
     c.heads = heads;

@@ -76,7 +76,8 @@ using HeadKernel = void (*)(const float*, int64_t, int, int, float, float*, floa
 HeadKernel KernelFor(int head_dim) {
   switch (head_dim) {
     case 8: return AttendOneHead<8>;
-    case 16: return AttendOneHead<16>;  // the default network: hidden 64, 4 heads
+    case 12: return AttendOneHead<12>;
+    case 16: return AttendOneHead<16>;
     case 32: return AttendOneHead<32>;
     default: return AttendOneHead<0>;
   }

@@ -32,6 +32,20 @@ std::string DataDir() {
   return env ? env : std::string(UCMOH_SOURCE_DIR) + "/../shared/data";
 }
 
+// The network benchmarked: the default, or the shape named by
+// UCMOH_BENCH_HIDDEN / UCMOH_BENCH_HEADS / UCMOH_BENCH_FC_BLOCKS (to compare
+// narrower networks' speed on the same machine and run).
+NetworkConfig BenchNetwork() {
+  NetworkConfig config;
+  auto read = [](const char* name, int& field) {
+    if (const char* v = std::getenv(name)) field = std::atoi(v);
+  };
+  read("UCMOH_BENCH_HIDDEN", config.hidden);
+  read("UCMOH_BENCH_HEADS", config.heads);
+  read("UCMOH_BENCH_FC_BLOCKS", config.fc_blocks);
+  return config;
+}
+
 Fixture* LoadFixture() {
   static Fixture* fixture = [] () -> Fixture* {
     auto plugins = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
@@ -46,7 +60,7 @@ Fixture* LoadFixture() {
     }
     while (f->records.size() < 4096) f->records.push_back(rows[f->records.size() % rows.size()]);
     f->set = *BuildProgramSet(f->plugins, f->records);
-    f->model = std::make_unique<CostModel>(*CostModel::Create(NetworkConfig{}));
+    f->model = std::make_unique<CostModel>(*CostModel::Create(BenchNetwork()));
     TrainOptions o;
     o.epochs = 1;
     Train(*f->model, f->set, o);

@@ -129,7 +129,7 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--fraction", args->fraction, "Use this fraction of the training tasks")->capture_default_str();
   sub->add_option("--arch", args->network.architecture, "ucmoh | mlp (baseline)")->capture_default_str();
   sub->add_option("--hidden", args->network.hidden, "Hidden width")->capture_default_str();
-  sub->add_option("--heads", args->network.heads, "Attention heads")->capture_default_str();
+  sub->add_option("--heads", args->network.heads, "Attention heads; must divide --hidden")->capture_default_str();
   sub->add_option("--fc-blocks", args->network.fc_blocks, "Residual FC blocks")->capture_default_str();
   sub->add_option("--programs-per-group", args->training.programs_per_group,
                   "Programs of one task ranked together by the loss")

@@ -27,6 +27,8 @@ void LifelongStepFlags::Add(CLI::App& sub, LifelongStepOptions& o, const std::ve
   sub.add_option("--patience", o.training.patience, "Early-stopping patience")->capture_default_str();
   sub.add_option("--seed", o.training.seed, "Training seed")->capture_default_str();
   sub.add_option("--hidden", o.network.hidden, "Hidden width (first step only)")->capture_default_str();
+  sub.add_option("--heads", o.network.heads, "Attention heads; must divide --hidden (first step only)")
+      ->capture_default_str();
 }
 
 Status LifelongStepFlags::Apply(LifelongStepOptions& o) const {
@@ -50,7 +52,8 @@ nlohmann::json StepOptionsJson(const LifelongStepOptions& o) {
           {"learning_rate", o.training.learning_rate},
           {"patience", o.training.patience},
           {"seed", o.training.seed},
-          {"hidden", o.network.hidden}};
+          {"hidden", o.network.hidden},
+          {"heads", o.network.heads}};
 }
 
 }  // namespace ucmoh::cli

@@ -17,7 +17,7 @@ struct LifelongStepFlags {
   std::vector<std::string> allowed;
 
   // --method, --lambda, --lambda-grid, --gamma, --rehearsal, --rehearsal-seed, --refit-normalizer,
-  // --epochs, --lr, --patience, --seed, --hidden. `methods` limits --method
+  // --epochs, --lr, --patience, --seed, --hidden, --heads. `methods` limits --method
   // (add-intrinsic cannot run the joint and separate baselines).
   void Add(CLI::App& sub, LifelongStepOptions& options, const std::vector<LifelongMethod>& methods = {});
   Status Apply(LifelongStepOptions& options) const;  // parses --method

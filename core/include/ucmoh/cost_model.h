@@ -20,8 +20,10 @@ struct NetworkConfig {
   // flattened (zero-padded / truncated to max_tokens), trained the same way.
   std::string architecture = "ucmoh";
   int max_tokens = 16;      // mlp only
-  int hidden = 64;          // width of every per-token layer
-  int heads = 4;            // attention heads; must divide hidden
+  // 48 wide with 3 heads of 16 since 2026-11-26: 0.58x the multiply-adds of
+  // 64 / 4 heads per token, for 0.004 PCA (docs/benchmarks.md, "the default network narrowed").
+  int hidden = 48;          // width of every per-token layer
+  int heads = 3;            // attention heads; must divide hidden
   int encoder_layers = 2;   // Linear+ReLU layers of the encoder MLP
   int fc_blocks = 2;        // residual FC blocks after attention
   uint64_t seed = 0;        // initial weights
