@@ -46,6 +46,9 @@ NetworkConfig BenchNetwork() {
   return config;
 }
 
+// Why a benchmark has no fixture is printed on stderr as LoadFixture fails.
+constexpr char kNoFixture[] = "no fixture: see stderr (data from UCMOH_DATA_DIR, shape from UCMOH_BENCH_*)";
+
 Fixture* LoadFixture() {
   static Fixture* fixture = [] () -> Fixture* {
     auto plugins = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
@@ -60,7 +63,9 @@ Fixture* LoadFixture() {
     }
     while (f->records.size() < 4096) f->records.push_back(rows[f->records.size() % rows.size()]);
     f->set = *BuildProgramSet(f->plugins, f->records);
-    f->model = std::make_unique<CostModel>(*CostModel::Create(BenchNetwork()));
+    auto model = CostModel::Create(BenchNetwork());
+    if (!model.ok()) { std::fprintf(stderr, "UCMOH_BENCH_*: %s\n", model.status().message().c_str()); return nullptr; }
+    f->model = std::make_unique<CostModel>(std::move(*model));
     TrainOptions o;
     o.epochs = 1;
     Train(*f->model, f->set, o);
@@ -85,7 +90,7 @@ PredictOptions PrecisionArg(const benchmark::State& state) {
 // Records -> lower -> featurize -> network scores, for a batch of 4,096.
 void BM_UcmohPredictWithFeatures(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data (set UCMOH_DATA_DIR)"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   const PredictOptions options = PrecisionArg(state);
   for (auto _ : state) {
     auto set = BuildProgramSet(f->plugins, f->records);
@@ -97,7 +102,7 @@ BENCHMARK(BM_UcmohPredictWithFeatures)->Arg(0)->Arg(1)->Unit(benchmark::kMillise
 
 void BM_FeaturizeOnly(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   for (auto _ : state) benchmark::DoNotOptimize(BuildProgramSet(f->plugins, f->records));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->records.size()));
 }
@@ -105,7 +110,7 @@ BENCHMARK(BM_FeaturizeOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_UcmohPredictTokens(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   const PredictOptions options = PrecisionArg(state);
   for (auto _ : state) benchmark::DoNotOptimize(f->model->Predict(f->set, options));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->set.size()));
@@ -116,7 +121,7 @@ BENCHMARK(BM_UcmohPredictTokens)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)-
 // scoring plan (issue 16): batches of 4,096 padded programs, no gradients.
 void BM_UcmohModuleForwardTokens(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   std::vector<int32_t> all(f->set.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
   auto& impl = f->model->impl();
@@ -132,7 +137,7 @@ BENCHMARK(BM_UcmohModuleForwardTokens)->Unit(benchmark::kMillisecond)->UseRealTi
 // XGBoost (300 trees, rank:pairwise) on the same tokens, flattened.
 void BM_XgbPredictTokens(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   for (auto _ : state) benchmark::DoNotOptimize(f->xgb->Predict(f->set));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f->set.size()));
 }
@@ -141,7 +146,7 @@ BENCHMARK(BM_XgbPredictTokens)->Unit(benchmark::kMillisecond)->UseRealTime();
 // Records -> lower -> featurize -> XGBoost, the baseline's whole scoring path.
 void BM_XgbPredictWithFeatures(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   for (auto _ : state) {
     auto set = BuildProgramSet(f->plugins, f->records);
     benchmark::DoNotOptimize(f->xgb->Predict(*set));
@@ -153,7 +158,7 @@ BENCHMARK(BM_XgbPredictWithFeatures)->Unit(benchmark::kMillisecond)->UseRealTime
 // One training epoch over 4,096 programs (report: seconds per 10k = time x 10000/4096).
 void BM_UcmohTrainEpoch(benchmark::State& state) {
   Fixture* f = LoadFixture();
-  if (!f) { state.SkipWithError("no data"); return; }
+  if (!f) { state.SkipWithError(kNoFixture); return; }
   for (auto _ : state) {
     TrainOptions o;
     o.epochs = 1;
