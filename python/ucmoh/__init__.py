@@ -36,11 +36,27 @@ class Error(Exception):
         self.code = code
 
 
-_lib = _library.load()
-if _lib.ucmoh_api_version() != API_VERSION:
-    raise ImportError(f"ucmoh: libucmoh has API version {_lib.ucmoh_api_version()}, "
-                      f"this package needs {API_VERSION} ({_library.path()})")
-FEATURE_SCHEMA_VERSION = _lib.ucmoh_feature_schema_version()
+class _LazyLibrary:
+    """libucmoh, loaded on first use: ucmoh.tvm's workloads and collector
+    (which only measure) run before the library is built."""
+
+    def __getattr__(self, name):
+        global _lib
+        lib = _library.load()
+        if lib.ucmoh_api_version() != API_VERSION:
+            raise ImportError(f"ucmoh: libucmoh has API version {lib.ucmoh_api_version()}, "
+                              f"this package needs {API_VERSION} ({_library.path()})")
+        _lib = lib
+        return getattr(lib, name)
+
+
+_lib = _LazyLibrary()
+
+
+def __getattr__(name):  # PEP 562: FEATURE_SCHEMA_VERSION asks the library
+    if name == "FEATURE_SCHEMA_VERSION":
+        return _lib.ucmoh_feature_schema_version()
+    raise AttributeError(f"module 'ucmoh' has no attribute '{name}'")
 
 
 def _check(code):
@@ -64,9 +80,10 @@ def _check_pulled_schema(directory):
     with builtins.open(path) as f:
         manifest = json.load(f)
     schema = manifest.get("feature_schema", {}).get("version")
-    if schema != FEATURE_SCHEMA_VERSION:
+    known = _lib.ucmoh_feature_schema_version()
+    if schema != known:
         raise Error(6, f"{path}: the model uses feature schema {schema}, this package knows only schema "
-                       f"{FEATURE_SCHEMA_VERSION} (pull a version trained on schema {FEATURE_SCHEMA_VERSION})")
+                       f"{known} (pull a version trained on schema {known})")
 
 
 class Model:

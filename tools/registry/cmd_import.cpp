@@ -10,9 +10,8 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "metaschedule_export.h"
-#include "ucmoh/ast_program.h"
-#include "ucmoh/file_bytes.h"
+#include "ast_records.h"
+#include "tvm_python.h"
 #include "ucmoh/records_io.h"
 
 namespace ucmoh::cli {
@@ -23,7 +22,7 @@ struct ImportArgs {
   std::string format;
   std::vector<std::string> files;
   std::string output;
-  ExportOptions metaschedule;
+  TvmPythonOptions metaschedule;
 };
 
 Expected<const LoadedPlugin*> ImporterFor(const PluginSet& plugins, const std::string& format) {
@@ -37,32 +36,14 @@ Expected<const LoadedPlugin*> ImporterFor(const PluginSet& plugins, const std::s
   return Status::NotFound("no loaded plugin imports '" + format + "' (known: " + known + ")");
 }
 
-// Measured AST programs (JSON Lines or an array) as records; `source` and
-// `format` go into each record's provenance with its position in the file.
-Expected<std::vector<Record>> AstRecords(const PluginSet& plugins, const std::string& file, const std::string& source,
-                                         const std::string& format) {
-  auto text = ReadFileBytes(file);
-  if (!text.ok()) return text.status();
-  auto programs = ParseAstPrograms(*text, plugins);
-  if (!programs.ok()) return programs.status().WithContext(source);
-  std::vector<Record> records;
-  for (size_t i = 0; i < programs->size(); ++i) {
-    Provenance provenance{"imported", source, {{"format", format}, {"program", static_cast<int64_t>(i + 1)}}};
-    auto record = AstProgramAsRecord(plugins, (*programs)[i], std::move(provenance));
-    if (!record.ok()) return record.status().WithContext(fmt::format("{}: program {}", source, i + 1));
-    records.push_back(std::move(*record));
-  }
-  return records;
-}
-
 Expected<std::vector<Record>> MetaScheduleRecords(const PluginSet& plugins, const std::string& dir,
-                                                  const ExportOptions& options) {
+                                                  const TvmPythonOptions& options) {
   namespace fs = std::filesystem;
   char scratch[] = "/tmp/ucmoh-metaschedule.XXXXXX";
   if (!mkdtemp(scratch)) return Status::IOError("cannot make a scratch directory in /tmp");
   const std::string programs = std::string(scratch) + "/programs.jsonl";
   Status exported = ExportMetaScheduleDatabase(dir, programs, options);
-  auto records = exported.ok() ? AstRecords(plugins, programs, fs::absolute(dir).string(), "metaschedule")
+  auto records = exported.ok() ? AstRecords(plugins, programs, "imported", fs::absolute(dir).string(), "metaschedule")
                                : Expected<std::vector<Record>>(exported);
   std::error_code ignored;
   fs::remove_all(scratch, ignored);
@@ -77,7 +58,7 @@ Expected<ImportResult> AsImportResult(Expected<std::vector<Record>> records) {
 }
 
 Expected<ImportResult> ImportOne(const PluginSet& plugins, const ImportArgs& args, const std::string& file) {
-  if (args.format == "ast") return AsImportResult(AstRecords(plugins, file, file, "ast"));
+  if (args.format == "ast") return AsImportResult(AstRecords(plugins, file, "imported", file, "ast"));
   if (args.format == "metaschedule") return AsImportResult(MetaScheduleRecords(plugins, file, args.metaschedule));
   auto importer = ImporterFor(plugins, args.format);
   if (!importer.ok()) return importer.status();
@@ -113,7 +94,7 @@ Command AddImportCommand(CLI::App& app, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingPath);
   sub->add_option("--python", args->metaschedule.python,
-                  "metaschedule: the Python with TVM (default: $UCMOH_PYTHON, else python3)");
+                  "metaschedule: the Python with TVM (default: $UCMOH_PYTHON, else the project's .venv from tools/setup-tvm)");
   sub->add_option("-o,--output", args->output, "Records file to write (JSON Lines)")->required();
   return {sub, [&global, args]() { return RunImport(global, *args); }};
 }

@@ -19,6 +19,7 @@ struct Command {
 
 Command AddPluginsCommand(CLI::App& app, const GlobalOptions& global);
 Command AddImportCommand(CLI::App& app, const GlobalOptions& global);
+Command AddCollectCommand(CLI::App& app, const GlobalOptions& global);
 Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global);
 Command AddMeasureCommand(CLI::App& app, const GlobalOptions& global);
 Command AddTrainCommand(CLI::App& app, const GlobalOptions& global);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       AddPluginsCommand(app, global),
       AddImportCommand(app, global),
+      AddCollectCommand(app, global),
       AddFeaturesCommand(app, global),
       AddMeasureCommand(app, global),
       AddTrainCommand(app, global),

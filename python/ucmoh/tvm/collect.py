@@ -1,0 +1,316 @@
+"""Samples and measures MetaSchedule's design space of network tasks.
+
+    python -m ucmoh.tvm.collect --networks resnet50,bert_base --dtype float32 \\
+        --per-task 64 --work WORK -o OUT.ast.jsonl [--rpc HOST:PORT:KEY]
+
+`registry collect metaschedule` runs this and turns its ASTs into records.
+
+Per task (ucmoh.tvm.networks), MetaSchedule tunes the task's default design
+space for the target with its XGBModel: the first `--random` trials are its
+warm-up, candidates of an evolutionary search under a random model (the
+TenSet / TVM dataset_sample_candidates way of sampling a space), the rest a
+short real tuning run, so that the fast end of the space is in the data too.
+MetaSchedule itself deduplicates candidates by structural hash. Candidates are
+built by TVM's LocalBuilder (ucmoh.tvm.LocalBuilder) and timed by its
+LocalRunner, or by its RPCRunner through an RPC tracker (a fleet of hosts).
+
+Timing protocol (docs/data.md): `number` runs per repeat, raised until a
+repeat lasts `min_repeat_ms`; `repeat` repeats; the latency is their mean; no
+cache flush (as MetaSchedule tunes by default); one thread (TVM_NUM_THREADS=1,
+target num-cores 1), so that a 2-core host measures while it builds.
+
+Every task keeps its MetaSchedule JSON database (workload + trace of every
+candidate: the data can be re-featurized without measuring again) and, when
+it is complete, `programs.jsonl` (its ASTs, written by rename: a task is done
+exactly once, a killed collector redoes only the unfinished task) and
+`summary.json` (counts of measured, failed builds / runs by reason, refused
+conversions by reason, and seconds spent). Failed candidates are counted, never
+written as latencies.
+"""
+import argparse
+import collections
+import json
+import os
+import shutil
+import sys
+import time
+
+
+def _fail(message):
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+try:
+    import numpy as np
+    import tvm
+    import tvm.s_tir.meta_schedule as ms
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
+except ImportError as _e:  # the interpreter has no TVM: one line, how to get it
+    _TVM_ERROR = (f"{sys.executable} cannot import TVM ({_e}); run tools/setup-tvm, which installs it into "
+                  ".venv, or name a Python with TVM (--python / UCMOH_PYTHON)")
+else:
+    _TVM_ERROR = None
+
+_FAILED_SECONDS = 1e9  # MetaSchedule's latency of a failed build or run
+
+
+def host_isa():
+    """The host's x86 ISA extensions that decide an intrinsic (from /proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return {name for name in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16") if name in flags}
+
+
+def host_target(dtype, cores=1):
+    """The LLVM target of this host; int8 needs AVX-512 VNNI (x86.vnni)."""
+    isa = host_isa()
+    if dtype == "int8" and "avx512_vnni" not in isa:
+        raise ValueError("int8 tasks need x86.vnni (AVX-512 VNNI), which this host's CPU lacks "
+                         f"(it has: {', '.join(sorted(isa)) or 'no AVX2'}); measure them on a host with VNNI (--rpc)")
+    if "avx2" not in isa:
+        raise ValueError("this host has no AVX2: the x86 plugin's fp32 intrinsics (x86.avx2 / x86.avx512) need it")
+    cpu = tvm.target.codegen.llvm_get_system_cpu()
+    return tvm.target.Target({"kind": "llvm", "mcpu": cpu, "num-cores": cores})
+
+
+def check_target_is_host(target):
+    """A named target must be one this host runs (unless an RPC fleet measures)."""
+    attrs = " ".join(str(target.attrs.get(k, "")) for k in ("mcpu", "mattr"))
+    isa = host_isa()
+    wants_512 = "avx512" in attrs or any(c in attrs for c in ("skylake-avx512", "cascadelake", "icelake",
+                                                               "sapphirerapids", "znver4", "znver5"))
+    if target.kind.name != "llvm" or ("aarch64" in str(target.attrs.get("mtriple", ""))):
+        raise ValueError(f"target '{target}' is not this host (an x86 CPU); measure it through --rpc")
+    if wants_512 and "avx512f" not in isa:
+        raise ValueError(f"target '{target}' uses AVX-512, which this host lacks; measure it through --rpc")
+
+
+@derived_object
+class FailureLog(PyMeasureCallback):
+    """Why each failed candidate failed (the first line of its builder / runner error)."""
+
+    def __init__(self):
+        super().__init__()
+        self.reasons = collections.Counter()
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        for built, ran in zip(builder_results, runner_results):
+            if built.error_msg is not None:
+                self.reasons["build: " + _first_line(built.error_msg)] += 1
+            elif ran.error_msg is not None:
+                self.reasons["run: " + _first_line(ran.error_msg)] += 1
+
+
+def _first_line(message):
+    for line in str(message).splitlines():
+        line = line.strip()
+        if line and not line.startswith(("Traceback", "File ", "^")):
+            return line[:120]
+    return "(no message)"
+
+
+def _runner(args):
+    config = ms.runner.EvaluatorConfig(number=args.number, repeat=args.repeat, min_repeat_ms=args.min_repeat_ms,
+                                       enable_cpu_cache_flush=False)
+    if args.rpc:
+        host, port, key = args.rpc.rsplit(":", 2)
+        rpc = ms.runner.RPCConfig(tracker_host=host, tracker_port=int(port), tracker_key=key, session_timeout_sec=120)
+        return ms.runner.RPCRunner(rpc_config=rpc, evaluator_config=config, max_workers=args.rpc_workers)
+    return ms.runner.LocalRunner(timeout_sec=args.run_timeout, evaluator_config=config)
+
+
+def measured_candidates(task_dir):
+    """(workload, record, latency) of every measured candidate in a task's database, in commit order."""
+    db = ms.database.JSONDatabase(work_dir=task_dir)
+    for record in db.get_all_tuning_records():
+        seconds = [float(s) for s in (record.run_secs or [])]
+        if seconds and max(seconds) < _FAILED_SECONDS:
+            yield record, float(np.mean(seconds))
+
+
+def convert(task, task_dir, target):
+    """The task's measured candidates as ASTs; the converter's refusals by reason."""
+    from .tir_exprs import UnsupportedTIR
+    from .tir_to_ast import tir_to_ast
+    programs, refused = [], collections.Counter()
+    for index, (record, latency) in enumerate(measured_candidates(task_dir)):
+        sch = tvm.s_tir.Schedule(record.workload.mod)
+        record.trace.apply_to_schedule(sch, remove_postproc=False)
+        try:
+            ast = tir_to_ast(sch.mod["main"], target, task=task.name)
+        except UnsupportedTIR as e:
+            refused[str(e)] += 1
+            continue
+        ast["latency_s"] = latency
+        programs.append(ast)
+    return programs, refused
+
+
+def collect_task(task, args, target, seed):
+    """Tunes one task into `task_dir`; returns its summary."""
+    task_dir = os.path.join(args.work, task.name)
+    shutil.rmtree(task_dir, ignore_errors=True)  # an unfinished task from a killed run starts again
+    os.makedirs(task_dir)
+    failures = FailureLog()
+    start = time.perf_counter()
+    ms.tune_tir(tvm.IRModule({"main": task.prim_func()}), target, task_dir, max_trials_global=args.per_task,
+                num_trials_per_iter=args.batch, builder=_builder(args), runner=_runner(args),
+                cost_model=ms.cost_model.XGBModel(num_warmup_samples=args.random, num_tuning_cores=1),
+                strategy=ms.search_strategy.EvolutionarySearch(population_size=args.population),
+                measure_callbacks=MeasureCallback.create("default") + [failures],
+                num_tuning_cores=1, seed=seed)
+    tuned = time.perf_counter() - start
+    programs, refused = convert(task, task_dir, target)
+    summary = {"task": task.name, "weights": task.weights, "flops": task.flops(), "measured": len(programs) +
+               sum(refused.values()), "programs": len(programs), "failed": dict(failures.reasons),
+               "refused": dict(refused), "tune_s": tuned, "convert_s": time.perf_counter() - start - tuned,
+               "target": str(target), "tvm": tvm.__version__}
+    _write_atomic(os.path.join(task_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
+    _write_atomic(os.path.join(task_dir, "programs.jsonl"),
+                  "".join(json.dumps(p, separators=(",", ":")) + "\n" for p in programs))
+    return summary
+
+
+def remeasure_task(task, args, target):
+    """Builds and runs every `args.remeasure_every`-th measured candidate of a
+    finished task again, in a second pass; writes remeasure.json (first and
+    second latency of each): the data's noise ceiling (tools/ms-fidelity)."""
+    task_dir = os.path.join(args.work, task.name)
+    path = os.path.join(task_dir, "remeasure.json")
+    if os.path.exists(path):
+        return json.load(open(path))
+    chosen = list(measured_candidates(task_dir))[::args.remeasure_every]
+    inputs = [r.as_measure_candidate() for r, _ in chosen]
+    built = _builder(args).build([ms.builder.BuilderInput(c.sch.mod, target) for c in inputs])
+    ran = [None] * len(built)
+    ok = [i for i, b in enumerate(built) if b.error_msg is None]
+    futures = _runner(args).run([ms.runner.RunnerInput(built[i].artifact_path, "cpu", inputs[i].args_info) for i in ok])
+    for i, future in zip(ok, futures):
+        result = future.result()
+        if result.error_msg is None and result.run_secs:
+            ran[i] = float(np.mean([float(s) for s in result.run_secs]))
+    for b in built:
+        if b.artifact_path:
+            ms.utils.remove_build_dir(b.artifact_path)
+    pairs = [{"first_s": first, "again_s": again} for (_, first), again in zip(chosen, ran) if again is not None]
+    _write_atomic(path, json.dumps({"task": task.name, "pairs": pairs, "failed": len(chosen) - len(pairs)}) + "\n")
+    return json.load(open(path))
+
+
+def _builder(args):
+    from .builder import LocalBuilder
+    return LocalBuilder(max_workers=args.build_workers, timeout_sec=args.build_timeout)
+
+
+def _write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _interleaved(chosen):
+    """Tasks in turn from each network (the first that has them), so that the
+    first N tasks of a long collection already cover every network."""
+    queues = collections.OrderedDict()
+    for task in chosen:
+        queues.setdefault(next(iter(task.weights)), []).append(task)
+    order = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                order.append(queue.pop(0))
+    return order
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(prog="python -m ucmoh.tvm.collect", description=__doc__.splitlines()[0])
+    p.add_argument("--networks", default="", help="comma-separated (default: all of ucmoh.tvm.networks)")
+    p.add_argument("--dtype", default="float32", choices=["float32", "int8"])
+    p.add_argument("--tasks", default="", help="only these task names (comma-separated)")
+    p.add_argument("--max-tasks", type=int, default=0, help="the first N tasks only (0: all)")
+    p.add_argument("--per-task", type=int, default=64, help="measured candidates per task")
+    p.add_argument("--random", type=int, default=32, help="of them, sampled under a random model")
+    p.add_argument("--batch", type=int, default=16, help="candidates per search iteration")
+    p.add_argument("--population", type=int, default=256)
+    p.add_argument("--work", required=True, help="per-task databases; a rerun resumes here")
+    p.add_argument("-o", "--output", required=True, help="AST JSON Lines of every finished task")
+    p.add_argument("--target", default="", help="a TVM target (default: this host, one core)")
+    p.add_argument("--rpc", default="", help="TRACKER_HOST:PORT:KEY: measure on the tracker's servers")
+    p.add_argument("--rpc-workers", type=int, default=1)
+    p.add_argument("--number", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--min-repeat-ms", type=int, default=20)
+    p.add_argument("--build-workers", type=int, default=2)
+    p.add_argument("--build-timeout", type=int, default=60)
+    p.add_argument("--run-timeout", type=int, default=30)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--remeasure-every", type=int, default=0,
+                   help="second pass: measure every Nth candidate of each finished task again (0: none)")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = _parse(argv)
+    if _TVM_ERROR:
+        return _fail(_TVM_ERROR)
+    from .networks import tasks
+    try:
+        chosen = tasks([n for n in args.networks.split(",") if n] or None, args.dtype)
+        if args.tasks:
+            wanted = args.tasks.split(",")
+            missing = [t for t in wanted if t not in {c.name for c in chosen}]
+            if missing:
+                raise KeyError(f"unknown task '{missing[0]}' in networks {args.networks or 'all'} ({args.dtype})")
+            chosen = [t for t in chosen if t.name in wanted]
+        chosen = _interleaved(chosen)
+        if args.max_tasks:
+            chosen = chosen[:args.max_tasks]
+        if args.target:
+            target = tvm.target.Target(args.target)
+            if not args.rpc:
+                check_target_is_host(target)
+        else:
+            target = host_target(args.dtype)
+    except (KeyError, ValueError) as e:
+        return _fail(str(e).strip("'\""))
+    if args.random > args.per_task:
+        return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
+    os.environ.setdefault("TVM_NUM_THREADS", "1")
+    os.makedirs(args.work, exist_ok=True)
+    totals = collections.Counter()
+    for i, task in enumerate(chosen):
+        done = os.path.join(args.work, task.name, "programs.jsonl")
+        if not os.path.exists(done):
+            s = collect_task(task, args, target, args.seed + i)
+            print(f"{task.name}: {s['programs']} programs, {sum(s['failed'].values())} failed, "
+                  f"{sum(s['refused'].values())} refused, {s['tune_s']:.0f} s", file=sys.stderr, flush=True)
+        if args.remeasure_every:
+            again = remeasure_task(task, args, target)
+            totals["remeasured"] += len(again["pairs"])
+        with open(os.path.join(args.work, task.name, "summary.json")) as f:
+            s = json.load(f)
+        totals["programs"] += s["programs"]
+        totals["tasks"] += 1
+        for kind in ("failed", "refused"):
+            for reason, n in s[kind].items():
+                totals[f"{kind} ({reason})"] += n
+    # The output is assembled from finished tasks only, and replaced whole.
+    parts = [open(os.path.join(args.work, t.name, "programs.jsonl")).read() for t in chosen]
+    _write_atomic(args.output, "".join(parts))
+    details = "; ".join(f"{n} {what}" for what, n in sorted(totals.items()) if what not in ("programs", "tasks", "remeasured"))
+    print(f"collected {totals['programs']} programs of {totals['tasks']} tasks into {args.output}"
+          + (f" ({totals['remeasured']} measured twice)" if args.remeasure_every else "")
+          + (f"; {details}" if details else ""), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+#include "tvm_python.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+extern char** environ;
+
+namespace ucmoh::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where libucmoh and the Python package sit relative to this executable:
+// build/bin/registry -> build/lib, <repo>/python; PREFIX/bin -> PREFIX/lib.
+std::vector<std::string> ChildEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return env;
+  const fs::path library = bin.parent_path() / "lib" / "libucmoh.so.1";
+  if (!std::getenv("UCMOH_LIBRARY") && fs::exists(library)) env.push_back("UCMOH_LIBRARY=" + library.string());
+  const fs::path package = bin.parent_path().parent_path() / "python";
+  if (fs::exists(package / "ucmoh" / "tvm")) {
+    const char* path = std::getenv("PYTHONPATH");
+    std::string value = package.string() + (path && *path ? std::string(":") + path : "");
+    env.erase(std::remove_if(env.begin(), env.end(), [](const std::string& e) { return e.rfind("PYTHONPATH=", 0) == 0; }),
+              env.end());
+    env.push_back("PYTHONPATH=" + value);
+  }
+  return env;
+}
+
+// Spawns argv with `env`; `quiet` sends its output to /dev/null. Returns the exit status.
+Expected<int> Spawn(std::vector<std::string> args, std::vector<std::string> env, bool quiet) {
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  for (auto& e : env) envp.push_back(e.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  pid_t pid = 0;
+  int error = posix_spawnp(&pid, args[0].c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error) return Status::NotFound("cannot run " + args[0] + ": " + std::strerror(error));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return Status::IOError("waiting for " + args[0] + ": " + std::strerror(errno));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+std::string TvmPython(const TvmPythonOptions& options) {
+  if (!options.python.empty()) return options.python;
+  if (const char* python = std::getenv("UCMOH_PYTHON"); python && *python) return python;
+  const fs::path venv = fs::path(UCMOH_SOURCE_DIR) / ".venv" / "bin" / "python";
+  if (fs::exists(venv)) return venv.string();
+  return "python3";
+}
+
+Expected<int> RunTvmModule(const TvmPythonOptions& options, const std::string& module,
+                           const std::vector<std::string>& args) {
+  const std::string python = TvmPython(options);
+  auto env = ChildEnvironment();
+  auto has_tvm = Spawn({python, "-c", "import numpy, tvm"}, env, /*quiet=*/true);
+  if (!has_tvm.ok() || *has_tvm != 0)
+    return Status::NotFound(python + " cannot import TVM: run tools/setup-tvm (it installs TVM into " +
+                            std::string(UCMOH_SOURCE_DIR) + "/.venv), or name a Python with TVM (--python or UCMOH_PYTHON)");
+  std::vector<std::string> argv = {python, "-m", module};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Spawn(argv, env, /*quiet=*/false);
+}
+
+Status ExportMetaScheduleDatabase(const std::string& database_dir, const std::string& output,
+                                  const TvmPythonOptions& options) {
+  auto exit = RunTvmModule(options, "ucmoh.tvm.database", {database_dir, "-o", output});
+  if (!exit.ok()) return exit.status();
+  if (*exit != 0)
+    return Status::InvalidArgument(database_dir + ": exporting the MetaSchedule database failed (" +
+                                   TvmPython(options) + " -m ucmoh.tvm.database, exit " + std::to_string(*exit) +
+                                   ", see above)");
+  return Status::Ok();
+}
+
+}  // namespace ucmoh::cli
