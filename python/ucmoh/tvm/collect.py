@@ -21,14 +21,17 @@ target num-cores 1), so that a 2-core host measures while it builds.
 
 Every task keeps its MetaSchedule JSON database (workload + trace of every
 candidate: the data can be re-featurized without measuring again) and, when
-it is complete, `programs.jsonl` (its ASTs, written by rename: a task is done
-exactly once, a killed collector redoes only the unfinished task) and
-`summary.json` (counts of measured, failed builds / runs by reason, refused
-conversions by reason, and seconds spent). Failed candidates are counted, never
+it is complete, `summary.json` (written last, by rename: a task is done
+exactly once, a killed collector redoes only the unfinished task; it counts
+the measured candidates and the failed builds / runs by reason, and the
+seconds spent). The output is converted from the databases every time (so a
+better converter re-featurizes old data without measuring again), with the
+converter's refusals counted by reason. Failed candidates are counted, never
 written as latencies.
 """
 import argparse
 import collections
+import gzip
 import json
 import os
 import shutil
@@ -133,26 +136,48 @@ def measured_candidates(task_dir):
             yield record, float(np.mean(seconds))
 
 
+def _plain(value):
+    """TVM FFI containers and strings as plain Python (for json)."""
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "Array":
+        return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    if hasattr(value, "value"):  # IntImm, FloatImm
+        return value.value
+    return str(value)
+
+
 def convert(task, task_dir, target):
-    """The task's measured candidates as ASTs; the converter's refusals by reason."""
+    """The task's measured candidates as ASTs, the converter's refusals by
+    reason, and the candidates in database form (workload, and per candidate
+    its trace, run_secs and the index of its AST or the reason it has none)."""
     from .tir_exprs import UnsupportedTIR
     from .tir_to_ast import tir_to_ast
-    programs, refused = [], collections.Counter()
-    for index, (record, latency) in enumerate(measured_candidates(task_dir)):
+    programs, refused, candidates, workload = [], collections.Counter(), [], None
+    for record, latency in measured_candidates(task_dir):
+        workload = workload or record.workload
         sch = tvm.s_tir.Schedule(record.workload.mod)
         record.trace.apply_to_schedule(sch, remove_postproc=False)
+        entry = {"trace": _plain(record.trace.as_json(remove_postproc=False)),
+                 "run_secs": [float(x) for x in record.run_secs]}
         try:
             ast = tir_to_ast(sch.mod["main"], target, task=task.name)
         except UnsupportedTIR as e:
             refused[str(e)] += 1
+            candidates.append(dict(entry, refused=str(e)))
             continue
         ast["latency_s"] = latency
+        candidates.append(dict(entry, program=len(programs)))
         programs.append(ast)
-    return programs, refused
+    form = {"task": task.name, "weights": task.weights, "flops": task.flops(), "target": json.loads(str(target)),
+            "workload": json.loads(tvm.ir.save_json(workload.mod)) if workload else None, "candidates": candidates}
+    return programs, refused, form
 
 
 def collect_task(task, args, target, seed):
-    """Tunes one task into `task_dir`; returns its summary."""
+    """Tunes one task into its directory; writes summary.json last (the mark of a finished task)."""
     task_dir = os.path.join(args.work, task.name)
     shutil.rmtree(task_dir, ignore_errors=True)  # an unfinished task from a killed run starts again
     os.makedirs(task_dir)
@@ -164,15 +189,13 @@ def collect_task(task, args, target, seed):
                 strategy=ms.search_strategy.EvolutionarySearch(population_size=args.population),
                 measure_callbacks=MeasureCallback.create("default") + [failures],
                 num_tuning_cores=1, seed=seed)
-    tuned = time.perf_counter() - start
-    programs, refused = convert(task, task_dir, target)
-    summary = {"task": task.name, "weights": task.weights, "flops": task.flops(), "measured": len(programs) +
-               sum(refused.values()), "programs": len(programs), "failed": dict(failures.reasons),
-               "refused": dict(refused), "tune_s": tuned, "convert_s": time.perf_counter() - start - tuned,
-               "target": str(target), "tvm": tvm.__version__}
+    summary = {"task": task.name, "weights": task.weights, "flops": task.flops(),
+               "measured": sum(1 for _ in measured_candidates(task_dir)), "failed": dict(failures.reasons),
+               "tune_s": time.perf_counter() - start, "per_task": args.per_task, "random": args.random,
+               "target": str(target), "rpc": bool(args.rpc), "tvm": tvm.__version__,
+               "protocol": {"number": args.number, "repeat": args.repeat, "min_repeat_ms": args.min_repeat_ms,
+                            "cache_flush": False, "threads": 1}}
     _write_atomic(os.path.join(task_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
-    _write_atomic(os.path.join(task_dir, "programs.jsonl"),
-                  "".join(json.dumps(p, separators=(",", ":")) + "\n" for p in programs))
     return summary
 
 
@@ -207,12 +230,15 @@ def _builder(args):
     return LocalBuilder(max_workers=args.build_workers, timeout_sec=args.build_timeout)
 
 
-def _write_atomic(path, text):
+def _write_atomic(path, text, compress=False):
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with (gzip.open(tmp, "wt", compresslevel=9) if compress else open(tmp, "w")) as f:
         f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
 
 
@@ -242,7 +268,10 @@ def _parse(argv):
     p.add_argument("--population", type=int, default=256)
     p.add_argument("--work", required=True, help="per-task databases; a rerun resumes here")
     p.add_argument("-o", "--output", required=True, help="AST JSON Lines of every finished task")
-    p.add_argument("--target", default="", help="a TVM target (default: this host, one core)")
+    p.add_argument("--traces", default="", help="also write every task's database form here (JSON Lines, "
+                   ".gz compresses): its workload, and each candidate's trace, run_secs and line in the output")
+    p.add_argument("--target", default="", help='a TVM target, as JSON ({"kind": "llvm", "mcpu": ...}) or a tag '
+                   "(default: this host, one core)")
     p.add_argument("--rpc", default="", help="TRACKER_HOST:PORT:KEY: measure on the tracker's servers")
     p.add_argument("--rpc-workers", type=int, default=1)
     p.add_argument("--number", type=int, default=1)
@@ -274,39 +303,47 @@ def main(argv=None):
         if args.max_tasks:
             chosen = chosen[:args.max_tasks]
         if args.target:
-            target = tvm.target.Target(args.target)
+            target = tvm.target.Target(json.loads(args.target) if args.target.startswith("{") else args.target)
             if not args.rpc:
                 check_target_is_host(target)
         else:
             target = host_target(args.dtype)
     except (KeyError, ValueError) as e:
-        return _fail(str(e).strip("'\""))
+        return _fail(str(e).strip("'\"").splitlines()[0])
     if args.random > args.per_task:
         return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
     os.environ.setdefault("TVM_NUM_THREADS", "1")
     os.makedirs(args.work, exist_ok=True)
     totals = collections.Counter()
     for i, task in enumerate(chosen):
-        done = os.path.join(args.work, task.name, "programs.jsonl")
-        if not os.path.exists(done):
+        if not os.path.exists(os.path.join(args.work, task.name, "summary.json")):
             s = collect_task(task, args, target, args.seed + i)
-            print(f"{task.name}: {s['programs']} programs, {sum(s['failed'].values())} failed, "
-                  f"{sum(s['refused'].values())} refused, {s['tune_s']:.0f} s", file=sys.stderr, flush=True)
+            print(f"{task.name}: {s['measured']} measured, {sum(s['failed'].values())} failed, {s['tune_s']:.0f} s",
+                  file=sys.stderr, flush=True)
         if args.remeasure_every:
-            again = remeasure_task(task, args, target)
-            totals["remeasured"] += len(again["pairs"])
+            totals["remeasured"] += len(remeasure_task(task, args, target)["pairs"])
+    # Every finished task's database is converted again here, so a better
+    # converter re-featurizes old data without measuring it again; the output
+    # is assembled from finished tasks only, and replaced whole.
+    lines, forms = [], []
+    for task in chosen:
         with open(os.path.join(args.work, task.name, "summary.json")) as f:
-            s = json.load(f)
-        totals["programs"] += s["programs"]
-        totals["tasks"] += 1
-        for kind in ("failed", "refused"):
-            for reason, n in s[kind].items():
+            summary = json.load(f)
+        programs, refused, form = convert(task, os.path.join(args.work, task.name), target)
+        for c in form["candidates"]:  # the line of its record in the output
+            if "program" in c:
+                c["program"] += len(lines) + 1
+        lines += [json.dumps(p, separators=(",", ":")) + "\n" for p in programs]
+        forms.append(json.dumps(form, separators=(",", ":")) + "\n")
+        totals["programs"] += len(programs)
+        for kind, reasons in (("failed", summary["failed"]), ("refused", refused)):
+            for reason, n in reasons.items():
                 totals[f"{kind} ({reason})"] += n
-    # The output is assembled from finished tasks only, and replaced whole.
-    parts = [open(os.path.join(args.work, t.name, "programs.jsonl")).read() for t in chosen]
-    _write_atomic(args.output, "".join(parts))
-    details = "; ".join(f"{n} {what}" for what, n in sorted(totals.items()) if what not in ("programs", "tasks", "remeasured"))
-    print(f"collected {totals['programs']} programs of {totals['tasks']} tasks into {args.output}"
+    _write_atomic(args.output, "".join(lines))
+    if args.traces:
+        _write_atomic(args.traces, "".join(forms), compress=args.traces.endswith(".gz"))
+    details = "; ".join(f"{n} {what}" for what, n in sorted(totals.items()) if what not in ("programs", "remeasured"))
+    print(f"collected {totals['programs']} programs of {len(chosen)} tasks into {args.output}"
           + (f" ({totals['remeasured']} measured twice)" if args.remeasure_every else "")
           + (f"; {details}" if details else ""), file=sys.stderr)
     return 0

@@ -59,9 +59,18 @@ def vector_intrinsic(target):
     attrs = " ".join(str(target.attrs.get(k, "")) for k in ("mtriple", "mcpu", "mattr"))
     if "aarch64" in attrs or "arm64" in attrs:
         return "arm.neon", 4
-    if "avx512" in attrs or any(c in attrs for c in ("skylake-avx512", "cascadelake", "icelake", "sapphirerapids")):
+    if "avx512" in attrs or _llvm_has_avx512(target):
         return "x86.avx512", 16
     return "x86.avx2", 8
+
+
+def _llvm_has_avx512(target):
+    """Whether LLVM's model of the target's CPU (-mcpu, -mattr) has AVX-512F:
+    every CPU name LLVM knows (emeraldrapids, znver4, ...), not a list of ours."""
+    try:
+        return bool(tvm.target.codegen.llvm_cpu_has_features("avx512f", target))
+    except Exception:  # an LLVM without x86 support, or a target it cannot parse
+        return False
 
 
 def tensor_call(block, calls, dtype_of):
