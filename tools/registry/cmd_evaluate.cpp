@@ -7,6 +7,7 @@
 
 #include "cli_data.h"
 #include "commands.h"
+#include "ucmoh/task_split.h"
 #include "metrics_table.h"
 #include "ucmoh/cost_model.h"
 #include "ucmoh/training.h"
@@ -85,6 +86,7 @@ int RunEvaluate(const GlobalOptions& global, const EvaluateArgs& args) {
     out["evaluated"] = what;
     out["split"] = args.data.split;
     out["seconds"] = seconds;
+    out["held_out_tasks"] = TaskKeys(test);  // which tasks the split held out (tools/ms_baselines.py reuses them)
     fmt::print("{}\n", out.dump(2));
     return 0;
   }

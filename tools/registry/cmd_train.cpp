@@ -7,6 +7,7 @@
 #include "cli_progress.h"
 #include "cli_workers.h"
 #include "commands.h"
+#include "ucmoh/task_split.h"
 #include "metrics_table.h"
 #include "ucmoh/cost_model.h"
 #include "ucmoh/training.h"
@@ -84,6 +85,7 @@ int RunTrain(const GlobalOptions& global, TrainArgs& args) {
     if (!scores.ok()) return Fail(scores.status());
     table = ComputeMetricsTable(halves->test, *scores);
     out["test"] = MetricsTableJson(table);
+    out["held_out_tasks"] = TaskKeys(halves->test);  // which tasks the split held out (tools/ms_baselines.py reuses them)
   }
   if (args.json) {
     fmt::print("{}\n", out.dump(2));

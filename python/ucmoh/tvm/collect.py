@@ -200,14 +200,14 @@ def collect_task(task, args, target, seed):
 
 
 def remeasure_task(task, args, target):
-    """Builds and runs every `args.remeasure_every`-th measured candidate of a
-    finished task again, in a second pass; writes remeasure.json (first and
-    second latency of each): the data's noise ceiling (tools/ms-fidelity)."""
+    """Builds and runs every measured candidate of a finished task again, in a
+    second pass; writes remeasure.json (first and second latency of each): the
+    data's noise ceiling (tools/ms_noise.py)."""
     task_dir = os.path.join(args.work, task.name)
     path = os.path.join(task_dir, "remeasure.json")
     if os.path.exists(path):
         return json.load(open(path))
-    chosen = list(measured_candidates(task_dir))[::args.remeasure_every]
+    chosen = list(measured_candidates(task_dir))
     inputs = [r.as_measure_candidate() for r, _ in chosen]
     built = _builder(args).build([ms.builder.BuilderInput(c.sch.mod, target) for c in inputs])
     ran = [None] * len(built)
@@ -282,7 +282,7 @@ def _parse(argv):
     p.add_argument("--run-timeout", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--remeasure-every", type=int, default=0,
-                   help="second pass: measure every Nth candidate of each finished task again (0: none)")
+                   help="second pass: measure every candidate of every Nth task again (0: none)")
     return p.parse_args(argv)
 
 
@@ -312,6 +312,9 @@ def main(argv=None):
         return _fail(str(e).strip("'\"").splitlines()[0])
     if args.random > args.per_task:
         return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
+    if args.dtype == "int8":
+        from .vnni import register
+        register()
     os.environ.setdefault("TVM_NUM_THREADS", "1")
     os.makedirs(args.work, exist_ok=True)
     totals = collections.Counter()
@@ -320,7 +323,7 @@ def main(argv=None):
             s = collect_task(task, args, target, args.seed + i)
             print(f"{task.name}: {s['measured']} measured, {sum(s['failed'].values())} failed, {s['tune_s']:.0f} s",
                   file=sys.stderr, flush=True)
-        if args.remeasure_every:
+        if args.remeasure_every and i % args.remeasure_every == 0:
             totals["remeasured"] += len(remeasure_task(task, args, target)["pairs"])
     # Every finished task's database is converted again here, so a better
     # converter re-featurizes old data without measuring it again; the output

@@ -111,6 +111,11 @@ class Converter:
             self.declare(buffer)
         calls = list(calls_in(block.body))  # walked once: the intrinsic and the block's kind both read them
         tensor = tensor_call(block, calls, self.dtype_of)
+        if tensor is None and type(block.body).__name__ in ("For", "SeqStmt", "SBlockRealize"):
+            # A blockized block (MetaSchedule's `_o` blocks around a tensorized
+            # one, e.g. the init of a VNNI reduction): its inner loops and
+            # blocks say what it does.
+            return self.nodes(block.body)
         what = "tensor" if tensor else self.classify(block, calls)
         vector = [l for l in self.loops if int(l.kind) == 2]
         width = int(vector[-1].extent.value) if vector else 1
