@@ -19,7 +19,10 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -91,7 +94,33 @@ def xgb_perstore(train, test, seed):
     return {t.name: model.predict(t.context, t.candidates) for t in test}
 
 
-MODELS = {"xgb-perstore": xgb_perstore}
+def mlp_perstore(train, test, seed):
+    """MetaSchedule's MLPModel (SegmentSumMLP, LambdaRank) on PerStoreFeature with
+    the workload block, trained offline on `train` by tools/ms_mlp.py under
+    Debian's python3-torch (the .venv has no torch)."""
+    extractor = ms.feature_extractor.PerStoreFeature(extract_workload=True)
+    features, segments, labels, task_ids, is_train = [], [], [], [], []
+    for t, task in enumerate(train + test):
+        rows = [f.numpy().astype("float32") for f in extractor.extract_from(task.context, task.candidates)]
+        best = min(task.latency)
+        for r, latency in zip(rows, task.latency):
+            features.append(r)
+            segments.append(len(r))
+            labels.append(best / latency)
+            task_ids.append(t)
+            is_train.append(t < len(train))
+    with tempfile.TemporaryDirectory() as tmp:
+        np.savez(os.path.join(tmp, "features.npz"), features=np.concatenate(features), segments=np.array(segments),
+                 labels=np.array(labels, dtype="float32"), task=np.array(task_ids), train=np.array(is_train))
+        subprocess.run([TORCH_PYTHON, os.path.join(os.path.dirname(__file__), "ms_mlp.py"),
+                        os.path.join(tmp, "features.npz"), os.path.join(tmp, "scores.npy"), str(seed)], check=True)
+        scores = np.load(os.path.join(tmp, "scores.npy"))
+    offsets = np.cumsum([0] + [len(t.latency) for t in train + test])
+    return {t.name: scores[offsets[len(train) + i]:offsets[len(train) + i + 1]] for i, t in enumerate(test)}
+
+
+TORCH_PYTHON = os.environ.get("UCMOH_TORCH_PYTHON", "/usr/bin/python3")  # Debian's python3-torch (tools/setup)
+MODELS = {"xgb-perstore": xgb_perstore, "mlp-perstore": mlp_perstore}
 
 
 def main():

@@ -19,8 +19,9 @@ namespace {
 
 struct CollectArgs {
   std::string source;  // "metaschedule"
-  std::string networks, dtype = "float32", tasks, target, rpc, work, output;
+  std::string networks, dtype = "float32", tasks, target, rpc, work, output, traces;
   int max_tasks = 0, per_task = 64, random = 32, seed = 0;
+  bool finished_only = false;
   TvmPythonOptions python;
 };
 
@@ -32,6 +33,8 @@ std::vector<std::string> CollectorArguments(const CollectArgs& a, const std::str
                                     {"--target", a.target}, {"--rpc", a.rpc}})
     if (!value.empty()) args.insert(args.end(), {flag, value});
   if (a.max_tasks > 0) args.insert(args.end(), {"--max-tasks", std::to_string(a.max_tasks)});
+  if (a.finished_only) args.push_back("--finished-only");
+  if (!a.traces.empty()) args.insert(args.end(), {"--traces", a.traces});
   return args;
 }
 
@@ -73,6 +76,10 @@ Command AddCollectCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--rpc", args->rpc, "TRACKER_HOST:PORT:KEY: measure on an RPC tracker's servers");
   sub->add_option("--seed", args->seed, "Search seed of the first task (task i: seed + i)");
   sub->add_option("--work", args->work, "Per-task MetaSchedule databases; a rerun resumes (default: OUT.work)");
+  sub->add_flag("--finished-only", args->finished_only,
+               "Measure nothing: records of the tasks the work directory has finished (e.g. of a running collection)");
+  sub->add_option("--traces", args->traces,
+                  "Also write each task's MetaSchedule form here (workload, traces, run_secs; .gz compresses)");
   sub->add_option("--python", args->python.python,
                   "The Python with TVM (default: $UCMOH_PYTHON, else the project's .venv from tools/setup-tvm)");
   sub->add_option("-o,--output", args->output, "Records file to write (JSON Lines)")->required();

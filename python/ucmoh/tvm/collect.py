@@ -110,9 +110,14 @@ class FailureLog(PyMeasureCallback):
 
 
 def _first_line(message):
-    for line in str(message).splitlines():
-        line = line.strip()
-        if line and not line.startswith(("Traceback", "File ", "^")):
+    """The line that says why: the raised error's own line (TVM's builder wraps
+    it in a traceback under 'LocalBuilder: An exception occurred')."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("tvm.error.", "RuntimeError:", "ValueError:", "TimeoutError", "InternalError:")):
+            return line.split(" is_scalable")[0][:120]
+    for line in lines:
+        if not line.startswith(("Traceback", "File ", "^")):
             return line[:120]
     return "(no message)"
 
@@ -281,6 +286,8 @@ def _parse(argv):
     p.add_argument("--build-timeout", type=int, default=60)
     p.add_argument("--run-timeout", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--finished-only", action="store_true",
+                   help="measure nothing: write the output of the tasks the work directory has finished")
     p.add_argument("--remeasure-every", type=int, default=0,
                    help="second pass: measure every candidate of every Nth task again (0: none)")
     return p.parse_args(argv)
@@ -312,6 +319,8 @@ def main(argv=None):
         return _fail(str(e).strip("'\"").splitlines()[0])
     if args.random > args.per_task:
         return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
+    if args.finished_only:  # assemble what a (running) collection has finished; measure nothing
+        chosen = [t for t in chosen if os.path.exists(os.path.join(args.work, t.name, "summary.json"))]
     if args.dtype == "int8":
         from .vnni import register
         register()
