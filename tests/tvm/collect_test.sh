@@ -40,18 +40,21 @@ grep -Eq "^x86\.avx(2|512) +$records +0 " "$work/features.txt" || { echo "FAIL: 
 
 # 2. A rerun resumes: nothing measured again, the same records.
 before=$(sha256sum < "$work/ms.jsonl")
-collect --work "$work/w" -o "$work/ms.jsonl" 2> "$work/log2.txt"
+collect --work "$work/w" -o "$work/ms.jsonl" 2> "$work/log2.txt" || { tail -n 5 "$work/log2.txt"; exit 1; }
 ! grep -q "Sending .* sample(s) to builder" "$work/log2.txt" || { echo "FAIL: a rerun measured again"; exit 1; }
 [[ $(sha256sum < "$work/ms.jsonl") == "$before" ]] || { echo "FAIL: a rerun changed the records"; exit 1; }
 
 # 3. SIGKILL after the first task finished, then a restart: every candidate once.
-collect --work "$work/k" -o "$work/killed.jsonl" 2> "$work/log3.txt" &
-collector=$!
+"$registry" collect metaschedule --tasks "$tasks" --per-task 8 --random 8 --work "$work/k" -o "$work/killed.jsonl" \
+  2> "$work/log3.txt" &
+collector=$!  # registry itself: its collector child dies with it
 first=${tasks%%,*}
 for _ in $(seq 600); do [[ -e $work/k/$first/summary.json ]] && break; sleep 0.2; done
 kill -9 "$collector"; wait "$collector" 2>/dev/null || true; collector=""
 [[ ! -e $work/killed.jsonl ]] || { echo "FAIL: a killed collector left an output file"; exit 1; }
-collect --work "$work/k" -o "$work/killed.jsonl" 2> "$work/log4.txt"
+sleep 1
+! pgrep -f "ucmoh.tvm.collect.*$work/k" > /dev/null || { echo "FAIL: the collector outlived its killed registry"; exit 1; }
+collect --work "$work/k" -o "$work/killed.jsonl" 2> "$work/log4.txt" || { tail -n 5 "$work/log4.txt"; exit 1; }
 summed=$("$py" -c "
 import json, sys
 print(sum(json.load(open(f'{sys.argv[1]}/{t}/summary.json'))['measured'] for t in sys.argv[2].split(',')))" "$work/k" "$tasks")
@@ -68,9 +71,14 @@ tracker = Tracker(host="127.0.0.1", port=9190, port_end=9290, silent=True)
 servers = [Server(host="127.0.0.1", port=9300, port_end=9400, tracker_addr=(tracker.host, tracker.port), key="ucmoh",
                   silent=True) for _ in range(2)]
 rpc = f"{tracker.host}:{tracker.port}:ucmoh"
-out = subprocess.run([registry, "collect", "metaschedule", "--tasks", "bert_base.dense.m1n768k768.bias_tanh",
-                      "--per-task", "4", "--random", "4", "--rpc", rpc, "--work", f"{work}/rpc", "-o", f"{work}/rpc.jsonl"],
-                     capture_output=True, text=True)
+try:
+    out = subprocess.run([registry, "collect", "metaschedule", "--tasks", "bert_base.dense.m1n768k768.bias_tanh",
+                          "--per-task", "4", "--random", "4", "--rpc", rpc, "--work", f"{work}/rpc",
+                          "-o", f"{work}/rpc.jsonl"], capture_output=True, text=True, timeout=600)
+finally:  # they run in worker processes that would outlive this one (and hold ctest's pipe)
+    for s in servers:
+        s.terminate()
+    tracker.terminate()
 assert out.returncode == 0, out.stderr[-2000:]
 lines = open(f"{work}/rpc.jsonl").read().splitlines()
 assert len(lines) >= 3, f"{len(lines)} records measured through the tracker"

@@ -1,9 +1,11 @@
 #include "tvm_python.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <cerrno>
@@ -40,26 +42,35 @@ std::vector<std::string> ChildEnvironment() {
   return env;
 }
 
-// Spawns argv with `env`; `quiet` sends its output to /dev/null. Returns the exit status.
+// Runs argv with `env` and waits; `quiet` sends its output to /dev/null.
+// The child dies with this process (PR_SET_PDEATHSIG): a `registry collect`
+// killed with SIGKILL must not leave its collector measuring on. Returns the
+// exit status (128 + signal when killed).
 Expected<int> Spawn(std::vector<std::string> args, std::vector<std::string> env, bool quiet) {
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   for (auto& e : env) envp.push_back(e.data());
   argv.push_back(nullptr);
   envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return Status::IOError(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+    if (quiet) {
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    execvpe(argv[0], argv.data(), envp.data());
+    _exit(127);  // not found: the caller reports it
   }
-  pid_t pid = 0;
-  int error = posix_spawnp(&pid, args[0].c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (error) return Status::NotFound("cannot run " + args[0] + ": " + std::strerror(error));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return Status::IOError("waiting for " + args[0] + ": " + std::strerror(errno));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !quiet)
+    return Status::NotFound("cannot run " + args[0]);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -7,6 +7,8 @@ for wmma, `ptx_mma` for mma). An untensorized block is a scalar statement that
 the target's vector unit runs (fp32 FMA: x86.avx2 / x86.avx512 / arm.neon).
 Calls with no registered UCMoH intrinsic are refused by name.
 """
+import functools
+import json
 from dataclasses import dataclass
 
 import tvm
@@ -64,7 +66,17 @@ def vector_intrinsic(target):
     return "x86.avx2", 8
 
 
+@functools.lru_cache(maxsize=64)
+def _llvm_has_avx512_cached(target_json):
+    return _llvm_has_avx512_uncached(tvm.target.Target(json.loads(target_json)))
+
+
 def _llvm_has_avx512(target):
+    """Asked once per target (LLVM takes about 1 ms to answer)."""
+    return _llvm_has_avx512_cached(str(target))
+
+
+def _llvm_has_avx512_uncached(target):
     """Whether LLVM's model of the target's CPU (-mcpu, -mattr) has AVX-512F:
     every CPU name LLVM knows (emeraldrapids, znver4, ...), not a list of ours."""
     try:

@@ -7,7 +7,7 @@ when it multiply-accumulates (tensorized or on the vector unit), and store
 stages for its writes, with the bytes one execution moves. Anything else is
 refused with UnsupportedTIR naming it, never dropped.
 """
-import numpy as np
+import math
 
 from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, tensor_call, vector_intrinsic
 from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, evaluate, id_of
@@ -119,13 +119,14 @@ class Converter:
         what = "tensor" if tensor else self.classify(block, calls)
         vector = [l for l in self.loops if int(l.kind) == 2]
         width = int(vector[-1].extent.value) if vector else 1
-        stages = [self.access("load", r, realize, vector, width) for r in block.reads]
+        envs = self.block_envs(realize, vector)
+        stages = [self.access("load", r, envs, vector, width) for r in block.reads]
         if what in ("tensor", "fma"):
             stages.append(self.compute(block, realize, tensor, width))
         elif what == "copy":
             self.copied.add(buffer_of(block.writes[0]).name)
             self.copies.append((list(self.loops), realize, width))
-        stages += [self.access("store", r, realize, vector, width) for r in block.writes]
+        stages += [self.access("store", r, envs, vector, width) for r in block.writes]
         return stages
 
     def classify(self, block, calls):
@@ -196,24 +197,34 @@ class Converter:
         self.buffers.setdefault(buffer.name, {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
                                               "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)})
 
-    def flat_index(self, region, realize, env):
-        """The region's first element, row-major, with loop values `env`."""
-        block_env = {id_of(iv.var): evaluate(v, env) for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+    @staticmethod
+    def block_envs(realize, vector):
+        """The block's iteration variables with the innermost vector loop at 0
+        and at 1 (other loops at 0), or None without a vector loop: what every
+        region's element stride is computed from, so they are evaluated once a block."""
+        if not vector:
+            return None
+        var = id_of(vector[-1].loop_var)
+        bindings = list(zip(realize.block.iter_vars, realize.iter_values))
+        return [{id_of(iv.var): evaluate(v, {var: at}) for iv, v in bindings} for at in (0, 1)]
+
+    @staticmethod
+    def flat_index(region, block_env):
+        """The region's first element, row-major, with the block's variables at `block_env`."""
         buffer = buffer_of(region)
         index = 0
         for extent, r in zip(buffer.shape, region.region):
             index = index * int(extent) + evaluate(r.min, block_env)
         return index
 
-    def access(self, kind, region, realize, vector, width):
+    def access(self, kind, region, envs, vector, width):
         buffer = buffer_of(region)
         self.declare(buffer)
-        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in region.region]
         stride = 0
-        if vector:
-            var = id_of(vector[-1].loop_var)
-            stride = abs(self.flat_index(region, realize, {var: 1}) - self.flat_index(region, realize, {var: 0}))
-        elements = int(np.prod(extents)) * (width if stride else 1)
+        if envs:
+            stride = abs(self.flat_index(region, envs[1]) - self.flat_index(region, envs[0]))
+        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in region.region]
+        elements = math.prod(extents) * (width if stride else 1)
         size = DTYPES[str(buffer.dtype)][1]
         cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
         contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, buffer.shape) * size
