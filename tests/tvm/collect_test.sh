@@ -102,7 +102,7 @@ refuse "a target that is not this host" "$registry" collect metaschedule --netwo
 grep -q "not this host" "$work/err.txt"
 refuse "an unknown source" "$registry" collect autotvm -o "$work/bad.jsonl"
 # A Python without TVM (the system one): one line that says how to get TVM.
-for python in /usr/bin/python3 /bin/true; do
+for python in /usr/bin/python3 /nonexistent/python3; do
   refuse "collect with $python" "$registry" collect metaschedule --networks bert_base --python "$python" -o "$work/bad.jsonl"
   grep -q "cannot import TVM: run tools/setup-tvm" "$work/err.txt"
   refuse "import with $python" "$registry" import metaschedule "$work/w/$first" --python "$python" -o "$work/bad.jsonl"

@@ -270,7 +270,7 @@ def _parse(argv):
     p.add_argument("--per-task", type=int, default=64, help="measured candidates per task")
     p.add_argument("--random", type=int, default=32, help="of them, sampled under a random model")
     p.add_argument("--batch", type=int, default=16, help="candidates per search iteration")
-    p.add_argument("--population", type=int, default=256)
+    p.add_argument("--population", type=int, default=128, help="evolutionary search population")
     p.add_argument("--work", required=True, help="per-task databases; a rerun resumes here")
     p.add_argument("-o", "--output", required=True, help="AST JSON Lines of every finished task")
     p.add_argument("--traces", default="", help="also write every task's database form here (JSON Lines, "

@@ -66,6 +66,61 @@ def _check_elementwise(block, expr):
         _check_elementwise(block, child)
 
 
+_AUTO_UNROLL_MAX_DEPTH = 8  # tirx.transform.UnrollLoop's auto_max_depth default
+
+
+def unrolled_loops(func):
+    """The serial loops TVM's UnrollLoop pass unrolls when it lowers `func`.
+
+    MetaSchedule chooses unrolling as an annotation on an outer loop
+    (`pragma_auto_unroll_max_step`: 0, 16, 64 or 512 on CPUs), not as loop
+    kinds; the pass then unrolls each serial loop whose whole nest is unrolled
+    and whose extent times the statements inside stays within that step budget
+    (at most 8 unrolled levels; vectorized loops are one vector statement by
+    then). This mirrors its rule, so the AST says which loops run unrolled."""
+    unrolled = set()
+
+    def visit(stmt, max_step):
+        """(statements after unrolling, unrolled depth, depth of loops that stay loops)."""
+        name = type(stmt).__name__
+        if name == "SeqStmt":
+            steps = unroll_depth = loop_depth = 0
+            for child in stmt.seq:
+                s, u, n = visit(child, max_step)
+                steps, unroll_depth, loop_depth = steps + s, max(unroll_depth, u), max(loop_depth, n)
+            return steps, unroll_depth, loop_depth
+        if name == "SBlockRealize":
+            body = visit(stmt.block.body, max_step)
+            if stmt.block.init is None:
+                return body
+            init = visit(stmt.block.init, max_step)
+            return body[0] + init[0], max(body[1], init[1]), max(body[2], init[2])
+        if name == "For":
+            step_budget = stmt.annotations.get("pragma_auto_unroll_max_step")
+            if step_budget is not None:
+                max_step = int(step_budget)
+            steps, unroll_depth, loop_depth = visit(stmt.body, max_step)
+            kind = int(stmt.kind)
+            if kind == 2:  # vectorized
+                return steps, unroll_depth, loop_depth
+            extent = int(stmt.extent.value) if type(stmt.extent).__name__ == "IntImm" else -1
+            unroll = kind == 3 or (kind == 0 and extent >= 0 and loop_depth == 0 and
+                                   unroll_depth <= _AUTO_UNROLL_MAX_DEPTH and extent * steps <= max_step)
+            if unroll:
+                unrolled.add(id_of(stmt.loop_var))
+                return steps * extent, unroll_depth + 1, loop_depth
+            return steps, unroll_depth, loop_depth + 1
+        if name == "IfThenElse":
+            parts = [visit(stmt.then_case, max_step)] + ([visit(stmt.else_case, max_step)] if stmt.else_case else [])
+            return sum(p[0] for p in parts), max(p[1] for p in parts), max(p[2] for p in parts)
+        if hasattr(stmt, "body") and name not in ("BufferStore", "Evaluate"):  # LetStmt, AttrStmt, ...
+            return visit(stmt.body, max_step)
+        return 1, 0, 0  # a store or an evaluated call
+
+    visit(func.body, 0)
+    return unrolled
+
+
 class Converter:
     """Walks one PrimFunc; `loops` is the stack of enclosing For nodes."""
 
@@ -73,6 +128,7 @@ class Converter:
         self.target = target
         self.gpu = target.kind.name == "cuda"
         self.buffers, self.loops = {}, []
+        self.unrolled = set()  # ids of the loops UnrollLoop unrolls (unrolled_loops)
         self.computes = []  # (loops, realize, TensorCall or None) of multiply-accumulate blocks
         self.copies = []    # (loops, realize, vector width) of copy blocks
         self.copied = set()  # buffers written by copies (cache_read / cache_write)
@@ -90,6 +146,8 @@ class Converter:
 
     def loop(self, loop):
         kind = loop_kind(loop)
+        if kind == "serial" and id_of(loop.loop_var) in self.unrolled:
+            kind = "unrolled"
         if type(loop.extent).__name__ != "IntImm":
             raise UnsupportedTIR(f"loop '{loop.loop_var.name}' with a symbolic extent")
         self.loops.append(loop)
@@ -239,6 +297,7 @@ class Converter:
 def tir_to_ast(func, target, task="tvm"):
     """The AST program (a dict, docs/ast-json.md) of a scheduled PrimFunc."""
     c = Converter(target)
+    c.unrolled = unrolled_loops(func)
     body = c.nodes(func.body)
     if not c.computes:
         raise UnsupportedTIR("no multiply-accumulate block")
