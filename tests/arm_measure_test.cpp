@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "ci_skip.h"
 #include "command_runner.h"
 #include "ucmoh/arm/arm_host.h"
 #include "ucmoh/arm/arm_plugin.h"
@@ -92,8 +93,8 @@ class EmulatedKernels : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     measurer_ = EmulatedMeasurer();
     if (measurer_.empty())
-      GTEST_SKIP() << "no build/bin/ucmoh-measure-aarch64 or no qemu-aarch64 (tools/setup installs "
-                      "g++-aarch64-linux-gnu and qemu-user)";
+      UCMOH_SKIP_OR_FAIL_IN_CI("no build/bin/ucmoh-measure-aarch64 or no qemu-aarch64 (tools/setup installs "
+                               "g++-aarch64-linux-gnu and qemu-user)");
   }
   std::string measurer_;
 };

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ci_skip.h"
 #include "real_registry_fixture.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/registry/registry_ops.h"
@@ -45,7 +46,7 @@ class HeldOut : public testing::RealRegistryTest {
   HeldOut() : RealRegistryTest("held_out") {}
 
   void SetUp() override {
-    if (!fs::exists(Int8Csv())) GTEST_SKIP() << "public CUTLASS data not found: " << Int8Csv();
+    if (!fs::exists(Int8Csv())) UCMOH_SKIP_OR_FAIL_IN_CI("public CUTLASS data not found: " + Int8Csv());
     OpenRegistryWithPlugins();
   }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "ci_skip.h"
 #include "child_process.h"
 #include "command_runner.h"
 #include "ucmoh/records_io.h"
@@ -27,9 +28,9 @@ const std::string kFixture = std::string(UCMOH_SOURCE_DIR) + "/tests/remote/sshd
 class RemoteMeasure : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "sshd logs a user in only when it runs as root";
+    if (geteuid() != 0) UCMOH_SKIP_OR_FAIL_IN_CI("sshd logs a user in only when it runs as root");
     if (RunCommand("test -x /usr/sbin/sshd || command -v sshd").rc != 0)
-      GTEST_SKIP() << "no sshd (tools/setup installs openssh-server)";
+      UCMOH_SKIP_OR_FAIL_IN_CI("no sshd (tools/setup installs openssh-server)");
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::string(::testing::TempDir()) + "remote_" + info->name() + "_" + std::to_string(getpid());
     RunCommand("rm -rf " + dir_);

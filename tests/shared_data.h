@@ -1,11 +1,13 @@
 // Where the tests find the public measurement data: $UCMOH_DATA_DIR, else
 // ../shared/data beside the source tree. It is read in place, never copied
 // into the repository. A test that needs it skips, saying why, only when the
-// folder itself is absent; where the folder is there, a missing file in it is
+// folder itself is absent, and only outside CI (ci_skip.h); where the folder is there, a missing file in it is
 // a failure, not a skip.
 #pragma once
 
 #include <gtest/gtest.h>
+
+#include "ci_skip.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -40,7 +42,7 @@ inline std::string WriteCutlassSubset(int rows, const std::string& dst,
 
 // GTEST_SKIP returns from the function it is written in, so this is a macro
 // for the test body (or a fixture's SetUp).
-#define UCMOH_SKIP_WITHOUT_SHARED_DATA()                                                            \
-  if (!::ucmoh::testing::HasSharedData())                                                           \
-  GTEST_SKIP() << "the shared data folder " << ::ucmoh::testing::SharedDataDir()                    \
-               << " is absent (set UCMOH_DATA_DIR to the folder that holds cutlass/)"
+#define UCMOH_SKIP_WITHOUT_SHARED_DATA()                                                     \
+  if (!::ucmoh::testing::HasSharedData())                                                    \
+  UCMOH_SKIP_OR_FAIL_IN_CI("the shared data folder " + ::ucmoh::testing::SharedDataDir() +   \
+                           " is absent (set UCMOH_DATA_DIR to the folder that holds cutlass/)")

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "ci_skip.h"
 #include "../plugins/tensorcore/tensorcore_plugin.h"
 #include "ucmoh/features.h"
 #include "ucmoh/records_io.h"
@@ -146,7 +147,7 @@ TEST(TokenStability, CommittedX86RecordsGiveTheExpectedTokens) {
 }
 
 TEST(TokenStability, ImportedCutlassRowsGiveTheExpectedTokens) {
-  if (!fs::is_directory(CutlassDir())) GTEST_SKIP() << "public CUTLASS data not found: " << CutlassDir();
+  if (!fs::is_directory(CutlassDir())) UCMOH_SKIP_OR_FAIL_IN_CI("public CUTLASS data not found: " + CutlassDir());
   const tensorcore::TensorCorePlugin plugin;
   CheckAgainstFixture(plugin, CutlassSample(plugin));
 }

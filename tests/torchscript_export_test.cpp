@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "ci_skip.h"
 #include "export_check/export_cases.h"
 #include "export_check/sample_records.h"
 #include "export_check/score_agreement.h"
@@ -148,7 +149,7 @@ TEST(PulledModelSample, CoversTheX86Intrinsics) {
 TEST(PulledModelSample, CoversTheTensorCoreIntrinsics) {
   const SharedData& data = Data();
   ASSERT_TRUE(data.status.ok()) << data.status.message();
-  if (!data.sample.cutlass_present) GTEST_SKIP() << "no CUTLASS data at " << data.sample.cutlass_dir;
+  if (!data.sample.cutlass_present) UCMOH_SKIP_OR_FAIL_IN_CI("no CUTLASS data at " + data.sample.cutlass_dir);
   const LoadedPlugin* tensorcore = data.plugins.ForTarget("tensorcore");
   ASSERT_NE(tensorcore, nullptr);
   EXPECT_EQ(tensorcore->intrinsics.size(), 6u);
