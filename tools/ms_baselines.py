@@ -132,6 +132,8 @@ def main():
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args()
+    from ucmoh.tvm.vnni import register
+    register()  # int8 traces name dot_16x4_vnni (ucmoh/tvm/vnni.py)
     tasks = []
     for traces, records in zip(args.traces, args.records):
         with _open(records) as f:
