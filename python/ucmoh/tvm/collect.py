@@ -133,7 +133,7 @@ def _runner(args):
 
 
 def measured_candidates(task_dir):
-    """(workload, record, latency) of every measured candidate in a task's database, in commit order."""
+    """(tuning record, mean latency) of every measured candidate in a task's database (failed ones left out)."""
     db = ms.database.JSONDatabase(work_dir=task_dir)
     for record in db.get_all_tuning_records():
         seconds = [float(s) for s in (record.run_secs or [])]
