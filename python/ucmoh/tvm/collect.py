@@ -50,13 +50,13 @@ try:
     import tvm.s_tir.meta_schedule as ms
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
+
+    from .database import measured_records
 except ImportError as _e:  # the interpreter has no TVM: one line, how to get it
     _TVM_ERROR = (f"{sys.executable} cannot import TVM ({_e}); run tools/setup-tvm, which installs it into "
                   ".venv, or name a Python with TVM (--python / UCMOH_PYTHON)")
 else:
     _TVM_ERROR = None
-
-_FAILED_SECONDS = 1e9  # MetaSchedule's latency of a failed build or run
 
 
 def host_isa():
@@ -132,15 +132,6 @@ def _runner(args):
     return ms.runner.LocalRunner(timeout_sec=args.run_timeout, evaluator_config=config)
 
 
-def measured_candidates(task_dir):
-    """(tuning record, mean latency) of every measured candidate in a task's database (failed ones left out)."""
-    db = ms.database.JSONDatabase(work_dir=task_dir)
-    for record in db.get_all_tuning_records():
-        seconds = [float(s) for s in (record.run_secs or [])]
-        if seconds and max(seconds) < _FAILED_SECONDS:
-            yield record, float(np.mean(seconds))
-
-
 def _plain(value):
     """TVM FFI containers and strings as plain Python (for json)."""
     if isinstance(value, (list, tuple)) or type(value).__name__ == "Array":
@@ -161,7 +152,7 @@ def convert(task, task_dir, target):
     from .tir_exprs import UnsupportedTIR
     from .tir_to_ast import tir_to_ast
     programs, refused, candidates, workload = [], collections.Counter(), [], None
-    for record, latency in measured_candidates(task_dir):
+    for record, latency in measured_records(task_dir):
         workload = workload or record.workload
         sch = tvm.s_tir.Schedule(record.workload.mod)
         record.trace.apply_to_schedule(sch, remove_postproc=False)
@@ -195,7 +186,7 @@ def collect_task(task, args, target, seed):
                 measure_callbacks=MeasureCallback.create("default") + [failures],
                 num_tuning_cores=1, seed=seed)
     summary = {"task": task.name, "weights": task.weights, "flops": task.flops(),
-               "measured": sum(1 for _ in measured_candidates(task_dir)), "failed": dict(failures.reasons),
+               "measured": sum(1 for _ in measured_records(task_dir)), "failed": dict(failures.reasons),
                "tune_s": time.perf_counter() - start, "per_task": args.per_task, "random": args.random,
                "target": str(target), "rpc": bool(args.rpc), "tvm": tvm.__version__,
                "protocol": {"number": args.number, "repeat": args.repeat, "min_repeat_ms": args.min_repeat_ms,
@@ -212,7 +203,7 @@ def remeasure_task(task, args, target):
     path = os.path.join(task_dir, "remeasure.json")
     if os.path.exists(path):
         return json.load(open(path))
-    chosen = list(measured_candidates(task_dir))
+    chosen = list(measured_records(task_dir))
     inputs = [r.as_measure_candidate() for r, _ in chosen]
     built = _builder(args).build([ms.builder.BuilderInput(c.sch.mod, target) for c in inputs])
     ran = [None] * len(built)

@@ -27,17 +27,25 @@ from .tir_to_ast import tir_to_ast
 _FAILED_SECONDS = 1e9
 
 
+def measured_records(work_dir, summary=None):
+    """(tuning record, mean latency) of every measured candidate of a MetaSchedule
+    JSON database; failed builds and runs are not latencies: counted in `summary`."""
+    db = ms.database.JSONDatabase(work_dir=work_dir)
+    for record in db.get_all_tuning_records():
+        seconds = [float(s) for s in (record.run_secs or [])]
+        if not seconds or max(seconds) >= _FAILED_SECONDS:
+            if summary is not None:
+                summary["failed runs (not latencies)"] += 1
+            continue
+        yield record, float(np.mean(seconds))
+
+
 def measured_programs(work_dir, summary):
     """(AST dict, latency) of every measured record; counts the rest in `summary`."""
     for name in ("database_workload.json", "database_tuning_record.json"):
         if not os.path.exists(os.path.join(work_dir, name)):
             raise FileNotFoundError(f"{work_dir}: no {name} (not a MetaSchedule JSON database)")
-    db = ms.database.JSONDatabase(work_dir=work_dir)
-    for record in db.get_all_tuning_records():
-        seconds = [float(s) for s in (record.run_secs or [])]
-        if not seconds or max(seconds) >= _FAILED_SECONDS:
-            summary["failed runs (not latencies)"] += 1
-            continue
+    for record, latency in measured_records(work_dir, summary):
         sch = tvm.s_tir.Schedule(record.workload.mod)
         record.trace.apply_to_schedule(sch, remove_postproc=False)
         (name, func), = sch.mod.functions.items()
@@ -47,7 +55,7 @@ def measured_programs(work_dir, summary):
             summary[f"refused: {e}"] += 1
             continue
         ast["task"] = f"metaschedule.{name.name_hint}.{int(record.workload.as_json()[0]):016x}.{ast['intrinsic']}"
-        ast["latency_s"] = float(np.mean(seconds))
+        ast["latency_s"] = latency
         summary["programs"] += 1
         yield ast
 
