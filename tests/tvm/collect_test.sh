@@ -10,11 +10,7 @@
 #   collect_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
-py=$src/.venv/bin/python
-if ! [[ -x $py ]] || ! "$py" -c "import tvm" 2>/dev/null; then
-  if [[ -n ${CI:-} ]]; then echo "FAIL: no TVM in $src/.venv, and CI runs this test (tools/setup-tvm installs it)"; exit 1; fi
-  echo "SKIP: no TVM in $src/.venv (run tools/setup-tvm)"; exit 77
-fi
+source "$src/tests/tvm/require_tvm.sh"  # sets py; skips (77) or, in CI, fails without TVM
 work=$(mktemp -d "${TMPDIR:-/tmp}/ucmoh-collect.XXXXXX")
 collector=""
 trap '[[ -n $collector ]] && kill -9 $collector 2>/dev/null; rm -rf "$work"' EXIT
