@@ -1,6 +1,7 @@
-# Program sets, metrics, splits and the non-neural baselines (flat features,
+# The lifelong step's options, program sets, metrics, splits and the non-neural baselines (flat features,
 # XGBoost). Included from core/CMakeLists.txt; none of these files use torch.
 target_sources(ucmoh_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/lifelong_step_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/program_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/rehearsal.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/metrics.cpp

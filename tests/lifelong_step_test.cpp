@@ -36,13 +36,7 @@ class LifelongStepEntryPoints : public testing::RealRegistryTest {
  protected:
   LifelongStepEntryPoints() : RealRegistryTest("lifelong_step") {}
 
-  void SetUp() override {
-    UCMOH_SKIP_WITHOUT_SHARED_DATA();
-    OpenRegistryWithPlugins();
-    if (HasFatalFailure()) return;
-    const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
-    ASSERT_TRUE(ImportRecordsFiles(*store_, *plugins_, "cutlass", {csv}).ok());
-  }
+  void SetUp() override { OpenRegistryWithCutlassInt8(); }
 
   // Both intrinsics' records, shuffled: the runner must not care about order.
   ProgramSet ShuffledRecords() {

@@ -67,3 +67,11 @@ ucmoh_add_test(registry_workers_test registry_workers_test.cpp)
 target_link_libraries(registry_workers_test PRIVATE nlohmann_json::nlohmann_json ucmoh_registry_test_support)
 target_compile_definitions(registry_workers_test PRIVATE UCMOH_REGISTRY_BIN="$<TARGET_FILE:registry>")
 add_dependencies(registry_workers_test registry)
+
+# Every forgetting method through add-intrinsic, pull and libucmoh's online
+# update: snapshots stored, λ as configured, pulled update == registry update,
+# the penalty non-zero exactly where the method has one (issue 38).
+ucmoh_add_test(forgetting_methods_test forgetting_methods_test.cpp)
+target_link_libraries(forgetting_methods_test PRIVATE ucmoh_registry ucmoh_registry_test_support ucmoh
+  nlohmann_json::nlohmann_json)
+add_dependencies(forgetting_methods_test ucmoh_tensorcore)

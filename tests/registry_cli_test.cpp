@@ -177,7 +177,10 @@ TEST(RegistryCli, LifelongFlowAndPull) {
   ASSERT_EQ(r.rc, 0) << r.out;
   r = Registry(db, "add-intrinsic tensorcore.i8816 --epochs 3 -q");
   ASSERT_EQ(r.rc, 0) << r.out;
-  r = Registry(db, "add-intrinsic tensorcore.i16832 --epochs 3 --lambda 100 -q");
+  r = Registry(db, "add-intrinsic tensorcore.i16832 --epochs 3 --lambda 100 -q");  // replay has no λ
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("--lambda: method 'replay' has no EWC penalty"), std::string::npos) << r.out;
+  r = Registry(db, "add-intrinsic tensorcore.i16832 --epochs 3 -q");
   ASSERT_EQ(r.rc, 0) << r.out;
   r = Registry(db, "add-intrinsic tensorcore.i8816 -q");
   EXPECT_NE(r.rc, 0);

@@ -118,25 +118,31 @@ Expected<Candidate> TrainCandidate(const LifelongStepInput& in, const StepData& 
 
 // The λ rule: among candidates whose loss stayed finite and that learned the
 // new intrinsic within kPlasticityGuard of the best, the best mean validation
-// PCA over every seen intrinsic; ties go to the smaller λ.
-size_t ChooseCandidate(std::vector<Candidate>& candidates) {
+// PCA over every seen intrinsic; ties go to the smaller λ. None eligible (every
+// candidate diverged): nothing, and the step is refused.
+std::optional<size_t> ChooseCandidate(std::vector<Candidate>& candidates) {
   double best_new = -1;
   for (const auto& c : candidates)
     if (std::isfinite(c.report.final_train_loss)) best_new = std::max(best_new, c.trial.new_validation_pca);
-  size_t chosen = 0;
-  bool found = false;
+  std::optional<size_t> chosen;
   for (size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     c.trial.eligible = std::isfinite(c.report.final_train_loss) && c.trial.new_validation_pca >= best_new - kPlasticityGuard;
     if (!c.trial.eligible) continue;
-    const auto& b = candidates[chosen];
-    if (!found || c.trial.validation_pca > b.trial.validation_pca ||
-        (c.trial.validation_pca == b.trial.validation_pca && c.trial.lambda < b.trial.lambda)) {
+    if (!chosen || c.trial.validation_pca > candidates[*chosen].trial.validation_pca ||
+        (c.trial.validation_pca == candidates[*chosen].trial.validation_pca &&
+         c.trial.lambda < candidates[*chosen].trial.lambda))
       chosen = i;
-      found = true;
-    }
   }
   return chosen;
+}
+
+Status Diverged(const std::string& intrinsic, const std::vector<Candidate>& candidates) {
+  std::string losses;
+  for (const auto& c : candidates)
+    losses += fmt::format("{}{:g} at lambda {:g}", losses.empty() ? "" : ", ", c.report.final_train_loss, c.trial.lambda);
+  return Status::InvalidArgument(fmt::format(
+      "{}: training diverged (final loss {}); nothing is kept: lower --lr or lambda", intrinsic, losses));
 }
 
 std::vector<double> LambdaCandidates(const std::vector<Snapshot>& snapshots, const LifelongStepOptions& o) {
@@ -185,53 +191,11 @@ ProgramSet WithReplay(const ProgramSet& fit, const LifelongState& state, const L
   return train;
 }
 
-Expected<LifelongMethod> ParseLifelongMethod(const std::string& name) {
-  for (LifelongMethod m : {LifelongMethod::kReplay, LifelongMethod::kEwcReplay, LifelongMethod::kEwc,
-                           LifelongMethod::kOnlineEwc, LifelongMethod::kFinetune, LifelongMethod::kJoint,
-                           LifelongMethod::kSeparate})
-    if (name == LifelongMethodName(m)) return m;
-  if (name == "online_ewc") return LifelongMethod::kOnlineEwc;  // as older registry versions name it
-  return Status::InvalidArgument("unknown lifelong method '" + name +
-                                 "' (replay, ewc+replay, ewc, online-ewc, finetune, joint, separate)");
-}
-
-const char* LifelongMethodName(LifelongMethod method) {
-  switch (method) {
-    case LifelongMethod::kEwcReplay: return "ewc+replay";
-    case LifelongMethod::kReplay: return "replay";
-    case LifelongMethod::kEwc: return "ewc";
-    case LifelongMethod::kOnlineEwc: return "online-ewc";
-    case LifelongMethod::kFinetune: return "finetune";
-    case LifelongMethod::kJoint: return "joint";
-    case LifelongMethod::kSeparate: return "separate";
-  }
-  return "?";
-}
-
-bool MethodUsesEwc(LifelongMethod m) {
-  return m == LifelongMethod::kEwc || m == LifelongMethod::kOnlineEwc || m == LifelongMethod::kEwcReplay;
-}
-
-bool MethodReplays(LifelongMethod m) { return m == LifelongMethod::kReplay || m == LifelongMethod::kEwcReplay; }
-
 FisherOptions FisherOptionsFor(const TrainOptions& training) {
   FisherOptions f;
   f.programs_per_group = training.programs_per_group;
   f.pairwise_weight = training.pairwise_weight;
   return f;
-}
-
-TrainOptions LifelongTrainingDefaults() {
-  TrainOptions t;
-  t.epochs = 30;
-  // The lifelong study (docs/benchmarks.md) measured the steps without
-  // averaging or balancing (a step's replayed samples would be drawn many
-  // times an epoch); off until a study says otherwise.
-  t.epoch_average_decay = 0;
-  t.balance_intrinsics = false;
-  t.validate_per_intrinsic = false;  // the joint baseline's Train(), as measured
-  t.min_validation_tasks = 2;         // the lifelong study's validation
-  return t;
 }
 
 Expected<std::vector<EvaluationCell>> EvaluateHeldOut(const CostModel& model, const std::vector<HeldOutTasks>& held_out) {
@@ -271,13 +235,16 @@ Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const 
     if (!c.ok()) return c.status();
     candidates.push_back(std::move(*c));
   }
-  Candidate& kept = candidates[ChooseCandidate(candidates)];
+  const std::optional<size_t> chosen = ChooseCandidate(candidates);
+  if (!chosen) return Diverged(in.intrinsic, candidates);
+  Candidate& kept = candidates[*chosen];
   if (!o.lambda_grid.empty() && candidates.size() > 1)
     for (const auto& c : candidates) result.lambda_trials.push_back(c.trial);
   result.train_seconds = SecondsSince(train_start);
   result.model = std::move(kept.model);
   result.train = kept.report;
   result.lambda = kept.trial.lambda;
+  result.lambda_applied = !snapshots->empty();
   result.penalty = kept.penalty;
   std::vector<std::string> learned = in.model ? in.model->learned_intrinsics() : std::vector<std::string>{};
   if (!Covers(learned, in.intrinsic)) learned.push_back(in.intrinsic);

@@ -167,7 +167,9 @@ Status ScoringModel::Update(ProgramFormat format, std::string_view programs, con
   std::lock_guard serial(update_mutex_);  // one update or commit at a time
   UCMOH_RETURN_IF_ERROR(LoadStateOnce());
   OnlineUpdateOptions options;
-  options.step = registry::StepOptionsOf(version_);
+  auto step = registry::StepOptionsOf(version_);
+  if (!step.ok()) return step.status();
+  options.step = std::move(*step);
   if (epochs > 0) options.epochs = epochs;
   // Train a copy while scoring goes on with the current model; a failed
   // update leaves the model as it was.
@@ -179,6 +181,8 @@ Status ScoringModel::Update(ProgramFormat format, std::string_view programs, con
   std::unique_lock swap(mutex_);
   model_ = std::move(updated);
   last_update_ = *report;
+  last_update_options_ = options.step;
+  last_update_options_.on_progress = nullptr;
   ++updates_;
   update_digests_.push_back(Sha256Hex(digest_input));
   return Status::Ok();
@@ -202,6 +206,20 @@ Expected<int64_t> ScoringModel::Commit() {
   return version_.number;
 }
 
+// The forgetting control the last update trained under, and what it cost:
+// a compiler sees whether the EWC penalty weighed anything.
+json ScoringModel::LastUpdateJson() const {
+  if (updates_ == 0) return nullptr;
+  const LifelongStepOptions& o = last_update_options_;
+  return {{"method", LifelongMethodName(o.method)},
+          {"lambda", MethodUsesEwc(o.method) ? json(o.lambda) : json(nullptr)},
+          {"measured_programs", last_update_.measured_programs},
+          {"replayed_programs", last_update_.replayed_programs},
+          {"penalty", last_update_.penalty},
+          {"final_train_loss", last_update_.final_train_loss},
+          {"seconds", last_update_.seconds}};
+}
+
 std::string ScoringModel::Info() const {
   std::shared_lock lock(mutex_);
   json rows = json::array();
@@ -219,7 +237,8 @@ std::string ScoringModel::Info() const {
               {"network", {{"architecture", c.architecture}, {"hidden", c.hidden}, {"heads", c.heads}}},
               {"metrics", {{"acc", version_.evaluation.acc}, {"bwt", version_.evaluation.bwt}, {"per_intrinsic", rows}}},
               {"precision", predict_.precision == ScoringPrecision::kBfloat16 ? "bf16" : "float32"},
-              {"updates", updates_}}
+              {"updates", updates_},
+              {"last_update", LastUpdateJson()}}
       .dump();
 }
 

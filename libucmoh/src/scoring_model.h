@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ucmoh/cost_model.h"
 #include "ucmoh/online_update.h"
 #include "ucmoh/plugin_loader.h"
@@ -46,6 +48,7 @@ class ScoringModel {
   ScoringModel(PluginSet plugins, CostModel model) : plugins_(std::move(plugins)), model_(std::move(model)) {}
   Expected<ProgramSet> Featurize(ProgramFormat format, std::string_view programs) const;
   Status LoadStateOnce();
+  nlohmann::json LastUpdateJson() const;
 
   PluginSet plugins_;
   CostModel model_;
@@ -56,6 +59,7 @@ class ScoringModel {
   PredictOptions predict_;        // the precision Score uses
   int64_t updates_ = 0;
   OnlineUpdateReport last_update_;
+  LifelongStepOptions last_update_options_;  // method and λ of the last update
   std::vector<std::string> update_digests_;  // sha256 of each update's programs
   mutable std::shared_mutex mutex_;  // model_, version_ and the update counters
   std::mutex update_mutex_;           // serializes Update and Commit (held while training)

@@ -66,29 +66,22 @@ Expected<std::optional<ModelVersion>> Latest(const RegistryStore& store) {
   return std::optional<ModelVersion>{std::move(*v)};
 }
 
+// Every step option as configured (one list: lifelong_step_options.h), then
+// what this step did with them and the network it has.
 ParamMap HyperParameters(const AddIntrinsicOptions& o, const LifelongStepResult& r, const std::string& name,
                          const TaskSplit& split) {
-  const LifelongStepOptions& s = o.step;
-  const NetworkConfig& n = r.model.config();
-  return {{"method", std::string(LifelongMethodName(s.method))},
-          {"lambda", r.lambda},
-          {"lambda_grid", fmt::format("{}", fmt::join(s.lambda_grid, ","))},
-          {"gamma", s.gamma},
-          {"rehearsal_programs", static_cast<int64_t>(s.rehearsal_programs)},
-          {"rehearsal_seed", static_cast<int64_t>(s.rehearsal_seed)},
-          {"refit_normalizer", static_cast<int64_t>(s.refit_normalizer)},
-          {"epochs", static_cast<int64_t>(s.training.epochs)},
-          {"epochs_run", static_cast<int64_t>(r.train.epochs_run)},
-          {"learning_rate", s.training.learning_rate},
-          {"patience", static_cast<int64_t>(s.training.patience)},
-          {"seed", static_cast<int64_t>(s.training.seed)},
-          {"intrinsic", name},
-          {"test_fraction", split.test_fraction},
-          {"split_seed", static_cast<int64_t>(split.seed)},
-          {"hidden", static_cast<int64_t>(n.hidden)},
-          {"heads", static_cast<int64_t>(n.heads)},
-          {"encoder_layers", static_cast<int64_t>(n.encoder_layers)},
-          {"fc_blocks", static_cast<int64_t>(n.fc_blocks)}};
+  ParamMap h = StepOptionsToParams(o.step);
+  if (r.lambda_applied) h["lambda_used"] = r.lambda;
+  h["epochs_run"] = static_cast<int64_t>(r.train.epochs_run);
+  h["intrinsic"] = name;
+  h["test_fraction"] = split.test_fraction;
+  h["split_seed"] = static_cast<int64_t>(split.seed);
+  const NetworkConfig& n = r.model.config();  // a later step keeps the first step's network
+  h["hidden"] = static_cast<int64_t>(n.hidden);
+  h["heads"] = static_cast<int64_t>(n.heads);
+  h["encoder_layers"] = static_cast<int64_t>(n.encoder_layers);
+  h["fc_blocks"] = static_cast<int64_t>(n.fc_blocks);
+  return h;
 }
 
 Expected<VersionCommit> BuildCommit(const RegistryStore& store, const PluginSet& plugins, const std::string& name,

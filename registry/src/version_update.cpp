@@ -49,17 +49,17 @@ ParamMap UpdateHyperParameters(const ModelVersion& parent, const OnlineUpdateCom
 
 }  // namespace
 
-LifelongStepOptions StepOptionsOf(const ModelVersion& v) {
+Expected<LifelongStepOptions> StepOptionsOf(const ModelVersion& v) {
   LifelongStepOptions o;
   const ParamMap& h = v.hyper_parameters;
-  if (auto m = GetString(h, "method"); m.ok())
-    if (auto parsed = ParseLifelongMethod(*m); parsed.ok()) o.method = *parsed;
-  if (auto x = GetReal(h, "lambda"); x.ok()) o.lambda = *x;
-  if (auto x = GetReal(h, "gamma"); x.ok()) o.gamma = *x;
-  if (auto x = GetInt(h, "rehearsal_programs"); x.ok()) o.rehearsal_programs = static_cast<int>(*x);
-  if (auto x = GetInt(h, "rehearsal_seed"); x.ok()) o.rehearsal_seed = static_cast<uint64_t>(*x);
-  if (auto x = GetReal(h, "learning_rate"); x.ok()) o.training.learning_rate = *x;
-  if (auto x = GetInt(h, "seed"); x.ok()) o.training.seed = static_cast<uint64_t>(*x);
+  UCMOH_RETURN_IF_ERROR(StepOptionsFromParams(h, &o).WithContext(fmt::format("version {}", v.number)));
+  // An online update searches no λ grid: it applies the λ the version's own
+  // step chose.
+  if (!o.lambda_grid.empty())
+    if (auto used = GetReal(h, "lambda_used"); used.ok()) o.lambda = *used;
+  // Versions written before 2026-11-26 stored the λ applied under "lambda",
+  // 0 on a first step that had nothing to remember; read that as the default.
+  if (!h.count("lambda_used") && MethodUsesEwc(o.method) && o.lambda == 0) o.lambda = LifelongStepOptions{}.lambda;
   return o;
 }
 

@@ -48,30 +48,27 @@ bool Optional(const json& j, const char* key, T& out, std::string& error) {
 
 }  // namespace
 
+// The job's own keys; every other key is a lifelong-step option (the CLI's
+// flags, by the same list) or an error.
 Expected<AddIntrinsicJob> AddIntrinsicJobFromJson(const std::string& body) {
   const json j = json::parse(body, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("the job is not a JSON object");
-  static const std::set<std::string> known = {"intrinsic", "method", "lambda", "epochs", "seed", "rehearsal",
-                                              "learning_rate", "test_fraction", "split_seed", "relearn"};
-  for (const auto& [key, value] : j.items())
-    if (!known.count(key)) return Status::InvalidArgument("unknown job key '" + key + "'");
   AddIntrinsicJob job;
-  std::string method, error;
   auto& o = job.options;
-  const bool ok = Optional(j, "intrinsic", job.intrinsic, error) && Optional(j, "method", method, error) &&
-                  Optional(j, "lambda", o.step.lambda, error) && Optional(j, "epochs", o.step.training.epochs, error) &&
-                  Optional(j, "seed", o.step.training.seed, error) &&
-                  Optional(j, "rehearsal", o.step.rehearsal_programs, error) &&
-                  Optional(j, "learning_rate", o.step.training.learning_rate, error) &&
-                  Optional(j, "test_fraction", o.test_fraction, error) &&
+  std::set<std::string> given;
+  UCMOH_RETURN_IF_ERROR(StepOptionsFromJson(j, &o.step, &given));
+  static const std::set<std::string> own = {"intrinsic", "test_fraction", "split_seed", "relearn"};
+  for (const auto& [key, value] : j.items())
+    if (!own.count(key) && !given.count(key)) return Status::InvalidArgument("unknown job key '" + key + "'");
+  std::string error;
+  const bool ok = Optional(j, "intrinsic", job.intrinsic, error) && Optional(j, "test_fraction", o.test_fraction, error) &&
                   Optional(j, "split_seed", o.split_seed, error) && Optional(j, "relearn", o.relearn, error);
   if (!ok) return Status::InvalidArgument(error);
   if (job.intrinsic.empty()) return Status::InvalidArgument("the job needs 'intrinsic'");
-  if (!method.empty()) {
-    auto parsed = ParseLifelongMethod(method);
-    if (!parsed.ok()) return parsed.status();
-    o.step.method = *parsed;
-  }
+  if (o.step.method == LifelongMethod::kJoint || o.step.method == LifelongMethod::kSeparate)
+    return Status::InvalidArgument(std::string("'method': ") + LifelongMethodName(o.step.method) +
+                                   " is a study baseline, not an add-intrinsic step");
+  UCMOH_RETURN_IF_ERROR(CheckGivenStepOptions(o.step, given, /*as_flags=*/false));
   return job;
 }
 

@@ -24,9 +24,11 @@ struct AddIntrinsicJob {
   registry::AddIntrinsicOptions options;  // AddIntrinsicOptions{} defaults, as the CLI
 };
 
-// {"intrinsic": NAME, and optionally "method", "lambda", "epochs", "seed",
-// "rehearsal", "learning_rate", "test_fraction", "split_seed", "relearn"}.
-// An unknown key or a wrong type is an error naming it.
+// {"intrinsic": NAME, and optionally "test_fraction", "split_seed",
+// "relearn" and any lifelong-step option by its key (lifelong_step_options.h:
+// "method", "lambda", "lambda_grid", "epochs", "rehearsal_programs", ...).
+// An unknown key, a wrong type or an option the method ignores is an error
+// naming it.
 Expected<AddIntrinsicJob> AddIntrinsicJobFromJson(const std::string& body);
 
 class JobQueue {

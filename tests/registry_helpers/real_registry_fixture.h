@@ -9,6 +9,8 @@
 #include <string>
 
 #include "registry_test_support.h"
+#include "../shared_data.h"
+#include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/registry/registry_store.h"
 
@@ -26,6 +28,18 @@ class RealRegistryTest : public ::testing::Test {
     auto store = RegistryStore::Open(dir_.Sub("r.db"), OpenMode::kCreate);
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(*store);
+  }
+
+  // A SetUp for tests of tensor-core steps: skips (fails in CI) without the
+  // shared data, opens the registry and imports the int8 CUTLASS rows
+  // (tensorcore.i8816 and tensorcore.i16832).
+  void OpenRegistryWithCutlassInt8() {
+    UCMOH_SKIP_WITHOUT_SHARED_DATA();
+    OpenRegistryWithPlugins();
+    if (::testing::Test::HasFatalFailure()) return;
+    const std::string csv = ucmoh::testing::CutlassDataDir() + "/resnet50_cutlass_profiler_result_int8.csv";
+    auto imported = ImportRecordsFiles(*store_, *plugins_, "cutlass", {csv});
+    ASSERT_TRUE(imported.ok()) << imported.status().message();
   }
 
   TempDir dir_;

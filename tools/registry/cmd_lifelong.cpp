@@ -83,7 +83,7 @@ nlohmann::json ResultJson(const LifelongArgs& args, const LifelongResult& r) {
                         {"top1", {{"R", r.top1}, {"acc", r.acc_top1}, {"bwt", r.bwt_top1}}},
                         {"fresh_pca", r.fresh_pca},
                         {"fwt_pca", r.fwt_pca},
-                        {"options", StepOptionsJson(args.options.step)},
+                        {"options", StepOptionsToJson(args.options.step)},
                         {"steps", steps},
                         {"seconds", r.seconds}};
   if (!r.alone_pca.empty()) {

@@ -1,10 +1,10 @@
 // The lifelong step's flags, registered once for both `registry lifelong`
-// and `registry add-intrinsic`, so that the two commands take the same
-// options with the same defaults (LifelongStepOptions{}).
+// and `registry add-intrinsic` from the step's one option list
+// (VisitStepOptions, lifelong_step_options.h), so that the two commands take
+// the same options with the same defaults (LifelongStepOptions{}).
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,15 +15,13 @@ namespace ucmoh::cli {
 struct LifelongStepFlags {
   std::string method;  // filled with the default method's name by Add
   std::vector<std::string> allowed;
+  CLI::App* app = nullptr;
 
-  // --method, --lambda, --lambda-grid, --gamma, --rehearsal, --rehearsal-seed, --refit-normalizer,
-  // --epochs, --lr, --patience, --seed, --hidden, --heads. `methods` limits --method
-  // (add-intrinsic cannot run the joint and separate baselines).
+  // One flag per step option. `methods` limits --method (add-intrinsic
+  // cannot run the joint and separate baselines).
   void Add(CLI::App& sub, LifelongStepOptions& options, const std::vector<LifelongMethod>& methods = {});
-  Status Apply(LifelongStepOptions& options) const;  // parses --method
+  // Parses --method and refuses flags the method would ignore (--lambda under replay).
+  Status Apply(LifelongStepOptions& options) const;
 };
-
-// The options as JSON (the lifelong command's --json output).
-nlohmann::json StepOptionsJson(const LifelongStepOptions& options);
 
 }  // namespace ucmoh::cli

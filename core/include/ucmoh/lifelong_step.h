@@ -12,6 +12,7 @@
 
 #include "ucmoh/cost_model.h"
 #include "ucmoh/fisher.h"
+#include "ucmoh/lifelong_step_options.h"
 #include "ucmoh/metrics.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/rehearsal.h"
@@ -20,47 +21,10 @@
 
 namespace ucmoh {
 
-enum class LifelongMethod {
-  kReplay,     // replay of the earlier intrinsics' rehearsal samples (the default: docs/benchmarks.md)
-  kEwcReplay,  // EWC penalty + replay
-  kEwc,        // one EWC penalty term per earlier intrinsic (separate snapshots)
-  kOnlineEwc,  // one running penalty: importance γ·F_old + F_new, anchored at the latest θ
-  kFinetune,   // plain sequential fine-tuning (the forgetting baseline)
-  kJoint,      // lifelong.h only: from scratch on everything seen so far (upper bound)
-  kSeparate,   // lifelong.h only: one model per intrinsic
-};
-// replay | ewc+replay | ewc | online-ewc | finetune | joint | separate
-Expected<LifelongMethod> ParseLifelongMethod(const std::string& name);
-const char* LifelongMethodName(LifelongMethod method);
-bool MethodUsesEwc(LifelongMethod method);
-bool MethodReplays(LifelongMethod method);
-
-// Training defaults of every lifelong step (both entry points).
-TrainOptions LifelongTrainingDefaults();
-
 // The Fisher (and RankingLoss) grouping and loss of what `training` trains:
 // its programs_per_group and pairwise_weight. The one place they are derived,
 // so the importance and the reported losses always match the trained loss.
 FisherOptions FisherOptionsFor(const TrainOptions& training);
-
-struct LifelongStepOptions {
-  LifelongMethod method = LifelongMethod::kReplay;  // the best of the study (docs/benchmarks.md)
-  // EWC strength on importance normalised to mean 1 (NormalizeImportance).
-  double lambda = 1.0;
-  // Non-empty: λ is chosen per step from these by the validation rule
-  // (docs/lifelong.md, "Choosing λ"); `lambda` is then unused.
-  std::vector<double> lambda_grid;
-  double gamma = 1.0;           // online-ewc: decay of older importance
-  int rehearsal_programs = 256;  // per learned intrinsic: replayed programs (and as many validation programs)
-  uint64_t rehearsal_seed = 0;
-  // Refit the feature normaliser at every step on what the step trains on
-  // (the new intrinsic's fit programs and the replayed samples). Off: the
-  // first step's normaliser is kept (the default, docs/lifelong.md).
-  bool refit_normalizer = false;
-  NetworkConfig network;        // the first step's fresh network
-  TrainOptions training = LifelongTrainingDefaults();  // mode and penalty are set by the step
-  std::function<void(const std::string&)> on_progress;
-};
 
 // What keeps a model from forgetting, carried from step to step (and stored
 // with every registry version): per learned intrinsic, in learning order.
@@ -99,7 +63,11 @@ struct LifelongStepResult {
   LifelongState state;
   std::vector<EvaluationCell> row;  // one per LifelongStepInput::evaluate, in that order
   TrainReport train;                // of the kept candidate
-  double lambda = 0;                // used (EWC methods after the first step)
+  // The λ the penalty was applied with (the configured one, or the grid's
+  // choice); lambda_applied is false where no penalty was (no EWC method,
+  // or a first step with nothing to remember yet).
+  double lambda = 0;
+  bool lambda_applied = false;
   std::vector<LambdaTrial> lambda_trials;
   double penalty = 0;               // EWC penalty at the end of training
   int64_t fit_programs = 0, replayed_programs = 0;

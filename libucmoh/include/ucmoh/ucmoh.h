@@ -78,7 +78,8 @@ UCMOH_API ucmoh_code ucmoh_open_registry(const char* registry_path, const char* 
                                          ucmoh_model** out);
 
 /* Opens a directory written by `registry pull` (manifest.json, weights.bin).
- * A pulled model scores; updating needs its registry (ucmoh_open_registry). */
+ * A pulled model scores and updates (under the forgetting state pulled with
+ * it, forgetting/); committing needs its registry (ucmoh_open_registry). */
 UCMOH_API ucmoh_code ucmoh_open_pulled(const char* directory, const char* plugins_json, ucmoh_model** out);
 
 /* Frees the handle (NULL is allowed). Uncommitted updates are lost. */
@@ -115,7 +116,9 @@ UCMOH_API ucmoh_code ucmoh_commit(ucmoh_model* model, int64_t* version);
 UCMOH_API ucmoh_code ucmoh_set_precision(ucmoh_model* model, const char* precision);
 
 /* A JSON object describing the model: source, registry_version, intrinsics,
- * feature_schema, network, metrics, precision, updates. Owned by the library; valid
+ * feature_schema, network, metrics, precision, updates, and last_update (null
+ * before any: the method and λ it trained under, measured and replayed
+ * programs, the EWC penalty after it, its final loss and seconds). Owned by the library; valid
  * until the next ucmoh_info call on this thread. */
 UCMOH_API ucmoh_code ucmoh_info(ucmoh_model* model, const char** json);
 

@@ -188,11 +188,14 @@ _INT8_EPILOGUE = {"bias_gelu": "bias", "bias_tanh": "bias"}  # int8 networks run
 
 def _int8_ok(op):
     """Operators MetaSchedule can tensorize with VNNI's 16x4 dot product: a
-    reduction of at least 4 channels per group (not depthwise, not an RGB stem)."""
+    reduction of a multiple of 4 channels per group (not depthwise, not an RGB
+    stem) into a multiple of 16 output channels per group (operators.py packs
+    the weight so)."""
     s = dict(op.shape)
     if op.op.startswith("conv2d"):
-        return s["c"] // s.get("groups", 1) >= 4 and s["c"] % 4 == 0
-    return s["k"] % 4 == 0
+        groups = s.get("groups", 1)
+        return (s["c"] // groups) % 4 == 0 and (s["k"] // groups) % 16 == 0
+    return s["k"] % 4 == 0 and s["n"] % 16 == 0
 
 
 @dataclass

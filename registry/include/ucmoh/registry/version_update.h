@@ -15,10 +15,11 @@
 
 namespace ucmoh::registry {
 
-// The lifelong-step settings a version was trained with, read back from its
-// hyper-parameters (method, λ, γ, rehearsal, learning rate, seed); defaults
-// for any it does not record.
-LifelongStepOptions StepOptionsOf(const ModelVersion& version);
+// The lifelong-step options a version was trained with, read back from its
+// hyper-parameters (every option of lifelong_step_options.h, as configured;
+// defaults for any an older version does not record). Under a λ grid, λ is
+// the one the version's step chose. A mistyped option is an error.
+Expected<LifelongStepOptions> StepOptionsOf(const ModelVersion& version);
 
 // The version's forgetting state: its snapshots and its rehearsal samples
 // rebuilt from the stored keys (this reads and featurizes the records of
