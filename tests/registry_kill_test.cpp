@@ -134,19 +134,34 @@ TEST(RegistryKill, PredictShowEventsAndGc) {
   ASSERT_EQ(Registry(db, "add-intrinsic tensorcore.i8816 --epochs 2 -q").rc, 0);
   ASSERT_EQ(Registry(db, "add-intrinsic tensorcore.i8816 --epochs 2 --relearn -q").rc, 0);
 
+  // predict: every record scored, split by intrinsic, the same on a rerun.
   CommandResult r = Registry(db, "predict --model ucmoh@latest --data " + records + " --json");
   ASSERT_EQ(r.rc, 0) << r.out;
   const auto predicted = nlohmann::json::parse(r.out);
-  EXPECT_EQ(predicted.dump().find("pca") != std::string::npos, true) << r.out;
+  const auto& all = predicted["metrics"]["all"];
+  EXPECT_EQ(all["programs"], 366) << r.out;
+  int64_t per_intrinsic = 0;
+  for (const auto& [name, m] : predicted["metrics"]["intrinsics"].items()) {
+    per_intrinsic += m["programs"].get<int64_t>();
+    EXPECT_GE(m["pca"].get<double>(), 0.0) << name;
+    EXPECT_LE(m["pca"].get<double>(), 1.0) << name;
+  }
+  EXPECT_EQ(per_intrinsic, 366);
+  EXPECT_EQ(predicted["metrics"]["intrinsics"].size(), 2u) << r.out;
+  EXPECT_EQ(Registry(db, "predict --model ucmoh@latest --data " + records + " --json").out, r.out);
 
   r = Registry(db, "show ucmoh@1 --json");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["version"], 1);
   EXPECT_NE(Registry(db, "show ucmoh@9").rc, 0);
 
-  r = Registry(db, "events");
+  // events: both commits, in order, each naming its version.
+  r = Registry(db, "events --json");
   ASSERT_EQ(r.rc, 0) << r.out;
-  EXPECT_NE(r.out.find("version"), std::string::npos) << r.out;
+  std::vector<std::string> commits;
+  for (const auto& e : nlohmann::json::parse(r.out))
+    if (e["kind"] == "commit_version") commits.push_back(e["detail"].get<std::string>().substr(0, 7));
+  EXPECT_EQ(commits, (std::vector<std::string>{"ucmoh@1", "ucmoh@2"})) << r.out;
 
   r = Registry(db, "gc");
   EXPECT_EQ(r.rc, 0) << r.out;

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "child_process.h"
@@ -23,6 +24,7 @@
 #include "http_client.h"
 #include "shared_data.h"
 #include "ucmoh/file_bytes.h"
+#include "ucmoh/registry/registry_store.h"
 #include "ucmoh/server/remote_pull.h"
 #include "ucmoh/ucmoh.h"
 
@@ -535,16 +537,46 @@ TEST_F(RegistryServe, ADownloadThatDoesNotVerifyLeavesNothing) {
     EXPECT_EQ(e.path().filename().string().find(".damaged.partial"), std::string::npos) << e.path();
 }
 
-TEST_F(RegistryServe, KilledMidRequestLeavesAVerifiedRegistry) {
-  std::thread reader([&] {
-    for (int i = 0; i < 50; ++i) (void)HttpGet(url_, "/artifacts/1/weights.bin", 1 << 26, 5);
+// SIGKILL while writes (alias PUTs) and downloads stream in: the kill must
+// cut requests off (else the test proves nothing), every write the server
+// acknowledged is in the registry afterwards, and the registry verifies.
+TEST_F(RegistryServe, KilledMidRequestKeepsEveryAcknowledgedWrite) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> cut{0};
+  std::atomic<size_t> acknowledged_count{0};
+  std::vector<std::string> acknowledged;  // the writer's; read after it joins
+  std::thread writer([&] {
+    for (int i = 0; !stop; ++i) {
+      const std::string name = "kill-" + std::to_string(i);
+      const int status = StatusOf(Request(port_, "PUT", "/api/aliases/" + name, R"({"version": 1})", kWriteToken));
+      if (status == 200) {
+        acknowledged.push_back(name);
+        ++acknowledged_count;
+      }
+      if (status != 200) ++cut;
+      if (status < 0) return;  // the server is gone
+    }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::thread reader([&] {
+    while (!stop)
+      if (!HttpGet(url_, "/artifacts/1/weights.bin", 1 << 26, 5).ok()) ++cut;
+  });
+  while (acknowledged_count < 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   server_->Kill(SIGKILL);
   server_->Wait();
+  stop = true;
+  writer.join();
   reader.join();
+  EXPECT_GT(cut.load(), 0) << "the kill interrupted no request";
   auto r = Registry("verify");
   EXPECT_EQ(r.rc, 0) << r.out;
+  auto store = ucmoh::registry::RegistryStore::Open(Db(), ucmoh::registry::OpenMode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto aliases = (*store)->ListAliases();
+  ASSERT_TRUE(aliases.ok());
+  std::set<std::string> kept;
+  for (const auto& a : *aliases) kept.insert(a.name);
+  for (const auto& name : acknowledged) EXPECT_TRUE(kept.count(name)) << "acknowledged alias " << name << " was lost";
 }
 
 }  // namespace
