@@ -37,4 +37,4 @@ add_test(NAME pulled_model_python
   COMMAND ${UCMOH_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/pulled_model_python_test.py
     --registry $<TARGET_FILE:registry> --fixture $<TARGET_FILE:pulled_model_fixture>
     --plugins ${PROJECT_SOURCE_DIR}/plugins.json --work ${CMAKE_CURRENT_BINARY_DIR}/pulled_model_python)
-set_tests_properties(pulled_model_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+set_tests_properties(pulled_model_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS python)

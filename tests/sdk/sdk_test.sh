@@ -9,9 +9,12 @@
 #      feature schema;
 #   4. the Python tests (test_python_package.py) with Debian's python3 and
 #      the installed package: score, update, commit, info, refusals.
-#   sdk_test.sh BUILD_DIR SOURCE_DIR
+#   sdk_test.sh BUILD_DIR SOURCE_DIR c|python   (1-3, or 1, 2 and 4)
+# ctest runs the two as sdk_c and sdk_python: the sanitizer stage runs sdk_c
+# (the client then built with $UCMOH_SDK_CLIENT_FLAGS, the sanitizers) and
+# leaves sdk_python out, since Debian's python3 is not built with them.
 set -euo pipefail
-build=$1 src=$2
+build=$1 src=$2 mode=${3:?sdk_test.sh BUILD_DIR SOURCE_DIR c|python}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ucmoh-sdk.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 py=/usr/bin/python3
@@ -36,7 +39,18 @@ head -n 300 "$work/records.jsonl" > "$work/sample.jsonl"
 "$registry" --db "$db" predict --model ucmoh@1 --ast "$work/sample.ast.jsonl" --json > "$work/predict_ast.json"
 "$registry" --db "$db" predict --model ucmoh@1 --data "$work/sample.jsonl" --json > "$work/predict_records.json"
 
-run configure cmake -S "$src/tests/sdk/c_client" -B "$work/c_client" -DCMAKE_PREFIX_PATH="$work/prefix"
+# A pulled model of a feature schema from the future: both clients must refuse it.
+cp -r "$work/pulled" "$work/future"
+$py - "$work/future/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["feature_schema"]["version"] = 99
+json.dump(m, open(sys.argv[1], "w"))
+PY
+
+if [[ $mode == c ]]; then
+flags=${UCMOH_SDK_CLIENT_FLAGS:-}
+run configure cmake -S "$src/tests/sdk/c_client" -B "$work/c_client" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
 run build cmake --build "$work/c_client"
 "$work/c_client/score_programs" "$work/pulled" "$plugins" "$work/sample.ast.jsonl" > "$work/c_scores.txt"
 $py - "$work/c_scores.txt" "$work/predict_ast.json" "$work/predict_records.json" <<'PY'
@@ -51,14 +65,10 @@ worst = max(abs(a - b) for a, b in zip(c, ast))
 assert worst == 0.0, f"C API scores differ from registry predict by up to {worst}"
 print("C client: 300 AST programs scored, identical to registry predict --ast and --data")
 PY
-cp -r "$work/pulled" "$work/future"
-$py - "$work/future/manifest.json" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1])); m["feature_schema"]["version"] = 99
-json.dump(m, open(sys.argv[1], "w"))
-PY
 "$work/c_client/score_programs" --expect-refusal "$work/future" "$plugins" | tee "$work/refusal.txt"
 grep -q "feature schema 99" "$work/refusal.txt"
+exit 0
+fi
 
 site=$(find "$work/prefix" -type d -name dist-packages | head -n 1)
 [[ -f $site/ucmoh/__init__.py && -f $site/ucmoh/_install.py ]] || { echo "Python package not installed under $work/prefix"; exit 1; }
