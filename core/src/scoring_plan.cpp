@@ -344,14 +344,28 @@ std::vector<std::string> ScoringPlan::KernelImplementations(int64_t rows) const 
   return names;
 }
 
+namespace {
+
+bool CpuHasBf16Matmul() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & avx512) == avx512;  // oneDNN's ISA values nest as bit masks
+}
+
+}  // namespace
+
 Expected<std::vector<float>> ScoreWithPlan(const CostModel::Impl& model, const ProgramSet& set,
                                            ScoringPrecision precision) {
   const bool bf16 = precision == ScoringPrecision::kBfloat16;
   try {
     return ScoringPlan(model, bf16).Score(set);
   } catch (const dnnl::error& e) {
-    if (bf16) return Status::Unsupported(std::string("bf16 scoring on this CPU: oneDNN: ") + e.what());
-    return Status::Internal(std::string("scoring: oneDNN: ") + e.what());
+    // Unsupported only where it is the CPU: oneDNN has no bf16 matmul below
+    // AVX-512 (Skylake-SP and later); any other oneDNN error is a fault.
+    if (bf16 && e.status == dnnl_unimplemented && !CpuHasBf16Matmul())
+      return Status::Unsupported(std::string("bf16 scoring: this CPU has no AVX-512, which oneDNN's bf16 matmul needs (") +
+                                 e.what() + ")");
+    return Status::Internal(std::string(bf16 ? "bf16 scoring: oneDNN: " : "scoring: oneDNN: ") + e.what());
   } catch (const std::exception& e) {
     return Status::Internal(std::string("scoring: ") + e.what());
   }
