@@ -81,6 +81,15 @@ KernelRow Row(const std::string& operation, const std::string& kind, const Layer
   return row;
 }
 
+// The profiler's Activation / Filter / Output columns are x, w and y: the one
+// the kernel writes (y for fprop, dx for dgrad, dw for wgrad) carries the
+// output type, the two it reads the input type.
+std::string Tensor(const KernelRow& k, const std::string& tensor) {
+  const std::string kind = k.conv_kind.empty() ? k.kind : k.conv_kind;
+  const std::string written = kind == "dgrad" ? "x" : kind == "wgrad" ? "w" : "y";
+  return (tensor == written ? k.out : k.in) + ":nhwc";
+}
+
 std::map<std::string, std::string> RowValues(const KernelRow& k) {
   const Layer& l = k.layer;
   const auto n = [](int64_t x) { return std::to_string(x); };
@@ -89,8 +98,8 @@ std::map<std::string, std::string> RowValues(const KernelRow& k) {
           {"conv_kind", k.conv_kind.empty() ? k.kind : k.conv_kind}, {"n", n(kBatch)}, {"h", n(l.hw)},
           {"w", n(l.hw)}, {"c", n(l.c)}, {"k", n(l.k)}, {"r", n(l.rs)}, {"s", n(l.rs)}, {"p", n(l.pq())},
           {"q", n(l.pq())}, {"pad_h", n(l.pad)}, {"pad_w", n(l.pad)}, {"stride_h", n(l.stride)},
-          {"stride_w", n(l.stride)}, {"dilation_h", "1"}, {"dilation_w", "1"}, {"Activation", k.in + ":nhwc"},
-          {"Filter", k.in + ":nhwc"}, {"Output", k.out + ":nhwc"}, {"conv_mode", "cross"},
+          {"stride_w", n(l.stride)}, {"dilation_h", "1"}, {"dilation_w", "1"}, {"Activation", Tensor(k, "x")},
+          {"Filter", Tensor(k, "w")}, {"Output", Tensor(k, "y")}, {"conv_mode", "cross"},
           {"iterator_algorithm", k.iterator}, {"alpha", "1"}, {"beta", "0"}, {"split_k_mode", k.split_k_mode},
           {"split_k_slices", n(k.split_k)}, {"eq_gemm_provider", "none"}, {"op_class", "tensorop"},
           {"accum", k.acc}, {"cta_m", n(k.cta_m)}, {"cta_n", n(k.cta_n)}, {"cta_k", n(k.cta_k)},
@@ -224,6 +233,49 @@ TEST_F(CutlassConvKinds, DgradRowsBecomeDgradTasks) {
   EXPECT_EQ(Int(unity.provenance.details, "line"), 2);
   EXPECT_EQ(records[1].task.key, "resnet50.conv2d_dgrad.n256_h56_w56_c256_k512_r1_s1_p28_q28_pad0_str2.s16816");
   EXPECT_EQ(Int(records[1].provenance.details, "line"), 3);
+}
+
+// The typing of real CUTLASS 2.x conv profiler rows: the written tensor's
+// column carries the output type. A tensorop_s* dgrad kernel prints
+// "Activation f32:nhwc, Filter f16:nhwc, Output f16:nhwc"; its wgrad twin
+// "Activation f16, Filter f32, Output f16". Spelled out here column by column
+// rather than through Tensor(), so the test does not share the importer's rule.
+TEST_F(CutlassConvKinds, GradientRowsAreTypedByTheTensorTheyWrite) {
+  const std::string header = PublicHeader(kF32AccFile);
+  auto with_types = [&](const KernelRow& row, const std::string& x, const std::string& w, const std::string& y) {
+    auto values = RowValues(row);
+    values["Activation"] = x + ":nhwc";
+    values["Filter"] = w + ":nhwc";
+    values["Output"] = y + ":nhwc";
+    std::string out, name;
+    std::stringstream names(header);
+    while (std::getline(names, name, ',')) out += (out.empty() ? "" : ",") + values[name];
+    return out;
+  };
+  const KernelRow dgrad = DgradRows()[0];
+  KernelRow wgrad = dgrad;
+  wgrad.operation = "cutlass_tensorop_s16816wgrad_optimized_f16_128x64_32x4_nhwc_align8";
+  wgrad.kind = "wgrad";
+  const std::string path = (dir_ / "real_typing.csv").string();
+  std::ofstream(path) << header << "\n"
+                      << with_types(dgrad, "f32", "f16", "f16") << "\n"
+                      << with_types(wgrad, "f16", "f32", "f16") << "\n";
+  const auto records = Import(path);
+  ASSERT_EQ(records.size(), 2u);
+  for (const Record& r : records) {
+    EXPECT_EQ(r.intrinsic, "tensorcore.s16816") << r.task.key;
+    EXPECT_EQ(Str(r.task.workload, "in_type"), "f16") << r.task.key;
+    EXPECT_EQ(Str(r.task.workload, "out_type"), "f32") << r.task.key;
+  }
+  // Typed as an fprop row would be (Output f32), a dgrad row reads f32 dy and f16 w.
+  const std::string wrong = (dir_ / "fprop_typed_dgrad.csv").string();
+  std::ofstream(wrong) << header << "\n" << with_types(dgrad, "f16", "f16", "f32") << "\n";
+  auto refused = Plugin().Import("cutlass", wrong);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "fprop_typed_dgrad.csv:2: a dgrad kernel reads Output (dy) f32 and Filter (w) f16: their types differ"),
+            std::string::npos)
+      << refused.status().message();
 }
 
 // dgrad: M = n*h*w, N = c, K = k*r*s; A is dy (NPQK), B the filter (KRSC), C is dx (NHWC).

@@ -90,6 +90,29 @@ Expected<ConvKind> ReadKernelKind(const CsvRowReader& row, const Columns& cols) 
   return kind;
 }
 
+// The conv profiler's Activation, Filter and Output columns name the tensors
+// x, w and y, not the GEMM operands: fprop reads x and w and writes y; dgrad
+// reads dy and w and writes dx (Activation carries the output type); wgrad
+// reads dy and x and writes dw (Filter carries it).
+struct TensorColumn {
+  const char* name;  // as the error names it
+  size_t column;
+};
+struct TensorRoles {
+  TensorColumn read[2];
+  TensorColumn written;
+};
+
+TensorRoles RolesOf(ConvKind kind, const Columns& cols) {
+  const TensorColumn x{"Activation (x)", cols.activation}, w{"Filter (w)", cols.filter}, y{"Output (y)", cols.output};
+  switch (kind) {
+    case ConvKind::kDgrad: return {{{"Output (dy)", cols.output}, w}, {"Activation (dx)", cols.activation}};
+    case ConvKind::kWgrad: return {{{"Output (dy)", cols.output}, x}, {"Filter (dw)", cols.filter}};
+    case ConvKind::kFprop: break;
+  }
+  return {{x, w}, y};
+}
+
 Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols, ConvKind kind) {
   ParamMap workload;
   for (const auto& [name, column] : cols.problem) {
@@ -97,16 +120,18 @@ Expected<ConvProblem> ReadProblem(const CsvRowReader& row, const Columns& cols, 
     if (!value.ok()) return value.status();
     workload[name] = *value;
   }
-  const auto [activation, activation_layout] = TypeAndLayout(row.Text(cols.activation));
-  const auto [filter, filter_layout] = TypeAndLayout(row.Text(cols.filter));
-  const auto [output, output_layout] = TypeAndLayout(row.Text(cols.output));
-  if (activation != filter)
-    return RowError(row, "Activation " + activation + " and Filter " + filter + " types differ");
-  for (const std::string& layout : {activation_layout, filter_layout, output_layout})
+  const TensorRoles roles = RolesOf(kind, cols);
+  const auto [a_type, a_layout] = TypeAndLayout(row.Text(roles.read[0].column));
+  const auto [b_type, b_layout] = TypeAndLayout(row.Text(roles.read[1].column));
+  const auto [out_type, out_layout] = TypeAndLayout(row.Text(roles.written.column));
+  if (a_type != b_type)
+    return RowError(row, std::string("a ") + ConvKindName(kind) + " kernel reads " + roles.read[0].name + " " + a_type +
+                             " and " + roles.read[1].name + " " + b_type + ": their types differ");
+  for (const std::string& layout : {a_layout, b_layout, out_layout})
     if (layout != "nhwc") return RowError(row, "layout '" + layout + "' is not supported (only nhwc)");
-  workload["in_type"] = activation;
+  workload["in_type"] = a_type;
   workload["acc_type"] = row.Text(cols.accum);
-  workload["out_type"] = output;
+  workload["out_type"] = out_type;
   auto problem = ConvProblemFromTask(Task{"", "conv2d", workload});
   if (!problem.ok()) return problem.status().WithContext(row.Where());
   problem->kind = kind;
@@ -179,9 +204,9 @@ Status CheckOperationAgreesWithRow(const CsvRowReader& row, const std::string& n
     return disagree("names tile " + named + " but the cta_m, cta_n, cta_k and stages columns say " + columns);
   if (op.layout != "nhwc") return disagree("has layout '" + op.layout + "' (only nhwc is supported)");
   if (!op.element_a.empty() && op.element_a != problem.in_type)
-    return disagree("names element " + op.element_a + " but Activation is " + problem.in_type);
+    return disagree("names element " + op.element_a + " but the tensors it reads are " + problem.in_type);
   if (!op.element_c.empty() && op.element_c != problem.out_type)
-    return disagree("names output element " + op.element_c + " but Output is " + problem.out_type);
+    return disagree("names output element " + op.element_c + " but the tensor it writes is " + problem.out_type);
   if (op.unity_stride && (problem.stride_h != 1 || problem.stride_w != 1))
     return disagree("is a unity-stride kernel but the problem has stride " + std::to_string(problem.stride_h) +
                     "x" + std::to_string(problem.stride_w));
