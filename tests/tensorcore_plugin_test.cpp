@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu_architecture.h"
+#include "kernel_resources.h"
 #include "shared_data.h"
 #include "tensorcore_ast_walk.h"
 #include "tensorcore_plugin.h"
@@ -487,6 +489,66 @@ TEST(TensorCoreFeatures, ImportedRecordsFeaturizeToFiniteTokens) {
       for (float v : tokens->values) ASSERT_TRUE(std::isfinite(v)) << r.task.key;
     }
   }
+}
+
+// Occupancy per compute capability, against the CUDA Programming Guide's
+// limits worked by hand: 128 threads, 48 KiB of shared memory (3 stages of
+// 128x128x32 f16 tiles) and 128 registers a thread allow 4 blocks by
+// registers everywhere; threads and shared memory per SM decide the rest.
+TEST(TensorCoreArchitectures, OccupancyFollowsEachArchitecturesLimits) {
+  const std::map<std::string, int64_t> expected = {
+      {"sm_75", 1},   // 64 KiB per SM, no reserve: 65536 / 49152
+      {"sm_80", 3},   // 164 KiB: 167936 / (49152 + 1024)
+      {"sm_86", 2},   // 100 KiB: 102400 / 50176
+      {"sm_89", 2},   // as sm_86
+      {"sm_90", 4}};  // 228 KiB: 233472 / 50176
+  ASSERT_EQ(tensorcore::KnownArchitectures().size(), expected.size());
+  for (const auto& arch : tensorcore::KnownArchitectures())
+    EXPECT_EQ(tensorcore::ResidentBlocks(128, 49152, 128, arch), expected.at(arch.flag)) << arch.flag;
+}
+
+// The kernel-wide template values (every stage carries the same).
+std::vector<float> TemplateValuesOf(const ProgramAst& ast) {
+  const auto stages = Stages(ast);
+  return stages.empty() ? std::vector<float>{}
+                        : std::vector<float>(stages[0]->template_values.begin(), stages[0]->template_values.end());
+}
+
+// A program lowers on every architecture that has its instruction, with the
+// occupancy of that architecture in its tokens; sm_75 has no m16n8k16.
+TEST(TensorCoreArchitectures, LoweringReadsTheRecordsArchitecture) {
+  auto suite = Plugin().Tasks("resnet50", "tensorcore.h16816");
+  ASSERT_TRUE(suite.ok());
+  auto schedules = Plugin().SampleSchedules(suite->front(), "tensorcore.h16816", 1, 1);
+  ASSERT_TRUE(schedules.ok());
+  std::map<std::string, std::vector<float>> template_values;
+  for (const auto& arch : tensorcore::KnownArchitectures()) {
+    HardwareParams hw = Plugin().Target().hardware;
+    hw.flags = {arch.flag, "mma.sync"};
+    auto ast = Plugin().Lower(suite->front(), "tensorcore.h16816", schedules->front(), hw);
+    if (arch.compute_capability < 80) {
+      ASSERT_FALSE(ast.ok()) << arch.flag;
+      EXPECT_NE(ast.status().message().find("tensorcore.h16816 (mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16) "
+                                            "needs sm_80, which sm_75 (Turing) is not"),
+                std::string::npos)
+          << ast.status().message();
+      continue;
+    }
+    ASSERT_TRUE(ast.ok()) << arch.flag << ": " << ast.status().message();
+    template_values[arch.flag] = TemplateValuesOf(*ast);
+  }
+  EXPECT_NE(template_values["sm_80"], template_values["sm_86"]);  // more shared memory per SM
+  EXPECT_EQ(template_values["sm_86"].size(), template_values["sm_90"].size());
+  // The sm_75 intrinsics lower there.
+  auto turing = Plugin().Tasks("resnet50", "tensorcore.h1688");
+  ASSERT_TRUE(turing.ok());
+  auto s75 = Plugin().SampleSchedules(turing->front(), "tensorcore.h1688", 8, 2);
+  ASSERT_TRUE(s75.ok());
+  HardwareParams hw = Plugin().Target().hardware;
+  hw.flags = {"sm_75"};
+  int lowered = 0;
+  for (const auto& schedule : *s75) lowered += Plugin().Lower(turing->front(), "tensorcore.h1688", schedule, hw).ok();
+  EXPECT_GT(lowered, 0) << "no sampled h1688 schedule fits an sm_75 SM";
 }
 
 }  // namespace

@@ -205,7 +205,14 @@ TEST(TokenStability, TensorcoreRefusesHardwareItDoesNotModel) {
   HardwareParams cpu = SmallOtherHost();
   auto refused = plugin.Lower(suite->front(), "tensorcore.h16816", schedules->front(), cpu);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("sm_86"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("models NVIDIA GPUs"), std::string::npos) << refused.status().message();
+  HardwareParams volta = plugin.Target().hardware;
+  volta.model = "Tesla V100";
+  volta.flags = {"sm_70", "mma.sync"};
+  refused = plugin.Lower(suite->front(), "tensorcore.h16816", schedules->front(), volta);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("does not know the limits of sm_70 ('Tesla V100')"), std::string::npos)
+      << refused.status().message();
   EXPECT_TRUE(plugin.Lower(suite->front(), "tensorcore.h16816", schedules->front(), plugin.Target().hardware).ok());
 }
 

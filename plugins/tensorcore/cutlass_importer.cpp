@@ -225,8 +225,8 @@ Expected<Record> ReadRecord(const CsvRowReader& row, const Columns& cols, const 
   auto config = ReadConfig(row, cols, *op);
   if (!config.ok()) return config.status();
   UCMOH_RETURN_IF_ERROR(CheckOperationAgreesWithRow(row, row.Text(cols.operation), *op, *problem, *config));
-  UCMOH_RETURN_IF_ERROR(ValidateProgram(*problem, **intrinsic, *config,
-                                        EstimateResources(*config, **intrinsic))
+  const GpuArchitecture& arch = DefaultArchitecture();  // the data's GPU (kCutlassDevice)
+  UCMOH_RETURN_IF_ERROR(ValidateProgram(*problem, **intrinsic, *config, EstimateResources(*config, **intrinsic, arch), arch)
                             .WithContext(row.Where()));
   auto runtime_ms = row.Real(cols.runtime);
   if (!runtime_ms.ok()) return runtime_ms.status();

@@ -1,6 +1,6 @@
 #include "hardware.h"
 
-#include <algorithm>
+#include "gpu_architecture.h"
 
 namespace ucmoh::tensorcore {
 
@@ -20,19 +20,13 @@ TargetInfo TensorCoreTarget() {
   hw.l2_bytes = 4 * 1024 * 1024;
   hw.l3_bytes = 0;
   hw.warp_size = kWarpSize;
-  hw.max_threads_per_block = kMaxThreadsPerBlock;
-  hw.shared_bytes_per_block = kSharedBytesPerBlock;
-  hw.registers_per_sm = kRegistersPerSm;
+  const GpuArchitecture& sm86 = DefaultArchitecture();
+  hw.max_threads_per_block = sm86.max_threads_per_block;
+  hw.shared_bytes_per_block = sm86.shared_bytes_per_block;
+  hw.registers_per_sm = sm86.registers_per_sm;
   hw.clock_ghz = 1.725;                   // boost clock
   hw.flags = {"sm_86", "mma.sync", "ldmatrix", "cp.async"};
   return info;
-}
-
-Status CheckModelledGpu(const HardwareParams& hardware) {
-  const bool sm86 = std::find(hardware.flags.begin(), hardware.flags.end(), "sm_86") != hardware.flags.end();
-  if (hardware.is_gpu && sm86) return Status::Ok();
-  return Status::InvalidArgument("tensorcore models sm_86 GPUs (RTX 30-series limits), not the record's hardware '" +
-                                 hardware.model + "' (no 'sm_86' flag)");
 }
 
 }  // namespace ucmoh::tensorcore

@@ -26,19 +26,21 @@ int64_t EstimateRegisters(const KernelConfig& c, const TensorCoreIntrinsic& intr
 
 }  // namespace
 
-int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread) {
-  const int64_t by_threads = kMaxThreadsPerSm / threads;
-  const int64_t by_shared = kSharedBytesPerSm / (shared_bytes + kSharedReservedPerBlock);
-  const int64_t by_registers = kRegistersPerSm / (threads * registers_per_thread);
-  return std::min({kMaxBlocksPerSm, by_threads, by_shared, by_registers});
+int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread,
+                       const GpuArchitecture& arch) {
+  const int64_t by_threads = arch.max_threads_per_sm / threads;
+  const int64_t by_shared = arch.shared_bytes_per_sm / (shared_bytes + arch.shared_reserved_per_block);
+  const int64_t by_registers = arch.registers_per_sm / (threads * registers_per_thread);
+  return std::min({arch.max_blocks_per_sm, by_threads, by_shared, by_registers});
 }
 
-KernelResources EstimateResources(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic) {
+KernelResources EstimateResources(const KernelConfig& c, const TensorCoreIntrinsic& intrinsic,
+                                  const GpuArchitecture& arch) {
   KernelResources res;
   res.threads = c.warps() * kWarpSize;
   res.shared_bytes = c.stages * (c.cta_m + c.cta_n) * c.cta_k * intrinsic.InputBytes();
   res.registers_per_thread = EstimateRegisters(c, intrinsic);
-  res.resident_blocks = ResidentBlocks(res.threads, res.shared_bytes, res.registers_per_thread);
+  res.resident_blocks = ResidentBlocks(res.threads, res.shared_bytes, res.registers_per_thread, arch);
   return res;
 }
 

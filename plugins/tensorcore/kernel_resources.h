@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "gpu_architecture.h"
 #include "intrinsics.h"
 #include "kernel_config.h"
 
@@ -17,9 +18,11 @@ struct KernelResources {
   int64_t resident_blocks = 0;        // per SM; 0 = does not fit
 };
 
-// Blocks of that size that fit on one SM at once (0 = none).
-int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread);
+// Blocks of that size that fit on one SM of `arch` at once (0 = none).
+int64_t ResidentBlocks(int64_t threads, int64_t shared_bytes, int64_t registers_per_thread,
+                       const GpuArchitecture& arch);
 
-KernelResources EstimateResources(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic);
+KernelResources EstimateResources(const KernelConfig& config, const TensorCoreIntrinsic& intrinsic,
+                                  const GpuArchitecture& arch);
 
 }  // namespace ucmoh::tensorcore

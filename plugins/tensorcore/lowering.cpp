@@ -200,7 +200,7 @@ TemplateInputs KernelTemplateInputs(const TensorCoreProgram& program) {
           {"shared_bytes", D(res.shared_bytes)},   {"registers_per_thread", D(res.registers_per_thread)}};
 }
 
-Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs) {
+Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs, const GpuArchitecture& arch) {
   // In TemplateInputNames() order; read without allocating (called per stage).
   static const char* const kNames[] = {"pipeline_stages", "alignment",         "iterator_optimized",
                                        "warp_tile_m",     "warp_tile_n",       "split_k_slices",
@@ -217,15 +217,15 @@ Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs) {
   }
   const auto [stages, alignment, iterator, warp_m, warp_n, split_k, threads, shared, registers] = v;
   const int64_t resident = ResidentBlocks(static_cast<int64_t>(threads), static_cast<int64_t>(shared),
-                                          static_cast<int64_t>(registers));
+                                          static_cast<int64_t>(registers), arch);
   return TemplateValues{Log2(stages),          Log2(alignment), iterator != 0 ? 1.f : 0.f,
-                        static_cast<float>(shared / D(kSharedBytesPerSm)), Log2(D(resident)),
+                        static_cast<float>(shared / D(arch.shared_bytes_per_sm)), Log2(D(resident)),
                         Log2(warp_m),          Log2(warp_n),    Log2(split_k)};
 }
 
 Expected<ProgramAst> LowerProgram(const TensorCoreProgram& program) {
   const TemplateInputs inputs = KernelTemplateInputs(program);
-  auto values = KernelTemplateValues(inputs);
+  auto values = KernelTemplateValues(inputs, *program.arch);
   if (!values.ok()) return values.status();
   LoweringContext ctx = MakeContext(program);
   ctx.template_values = *values;

@@ -24,6 +24,6 @@ TemplateInputs KernelTemplateInputs(const TensorCoreProgram& program);
 
 // The template values (kernel-wide, so every stage gets the same), from the
 // inputs; fails naming a missing or out-of-range input.
-Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs);
+Expected<TemplateValues> KernelTemplateValues(const TemplateInputs& inputs, const GpuArchitecture& arch);
 
 }  // namespace ucmoh::tensorcore

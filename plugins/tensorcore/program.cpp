@@ -48,21 +48,23 @@ Status CheckAlignment(const KernelConfig& c, const TensorCoreIntrinsic& intrinsi
   return Status::Ok();
 }
 
-Status CheckLaunch(const KernelConfig& c, const KernelResources& res, const ConvProblem& problem) {
+Status CheckLaunch(const KernelConfig& c, const KernelResources& res, const ConvProblem& problem,
+                   const GpuArchitecture& arch) {
   if (c.stages < 2 || c.stages > 16)
     return Invalid("stages=" + Num(c.stages) + " must be between 2 and 16");
-  if (res.threads > kMaxThreadsPerBlock)
+  const std::string on = std::string(" on ") + arch.flag;
+  if (res.threads > arch.max_threads_per_block)
     return Invalid(Num(c.warps()) + " warps are " + Num(res.threads) + " threads, above " +
-                   Num(kMaxThreadsPerBlock) + " per block");
-  if (res.shared_bytes > kSharedBytesPerBlock)
-    return Invalid(Num(c.stages) + " stages need " + Num(res.shared_bytes) +
-                   " bytes of shared memory, above " + Num(kSharedBytesPerBlock) + " per block");
-  if (res.registers_per_thread > kMaxRegistersPerThread)
+                   Num(arch.max_threads_per_block) + " per block" + on);
+  if (res.shared_bytes > arch.shared_bytes_per_block)
+    return Invalid(Num(c.stages) + " stages need " + Num(res.shared_bytes) + " bytes of shared memory, above " +
+                   Num(arch.shared_bytes_per_block) + " per block" + on);
+  if (res.registers_per_thread > arch.max_registers_per_thread)
     return Invalid("warp tile " + Num(c.warp_m()) + "x" + Num(c.warp_n()) + " needs about " +
                    Num(res.registers_per_thread) + " registers per thread, above " +
-                   Num(kMaxRegistersPerThread));
+                   Num(arch.max_registers_per_thread) + on);
   if (res.resident_blocks < 1)
-    return Invalid("one block does not fit on an SM (registers or shared memory)");
+    return Invalid("one block does not fit on an SM (registers or shared memory)" + on);
   const ImplicitGemm gemm = MapToImplicitGemm(problem);
   if (c.split_k_slices > gemm.reduction_per_tap)
     return Invalid("split_k_slices=" + Num(c.split_k_slices) + " exceeds " + gemm.reduction_name + "=" +
@@ -90,11 +92,12 @@ Status CheckConvKind(const ConvProblem& problem, const TensorCoreIntrinsic& intr
 }  // namespace
 
 Status ValidateProgram(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
-                       const KernelConfig& config, const KernelResources& resources) {
+                       const KernelConfig& config, const KernelResources& resources, const GpuArchitecture& arch) {
+  UCMOH_RETURN_IF_ERROR(CheckIntrinsicRuns(intrinsic, arch));
   UCMOH_RETURN_IF_ERROR(CheckConvKind(problem, intrinsic));
   UCMOH_RETURN_IF_ERROR(CheckTiling(config, intrinsic.info));
   UCMOH_RETURN_IF_ERROR(CheckAlignment(config, intrinsic, problem));
-  return CheckLaunch(config, resources, problem);
+  return CheckLaunch(config, resources, problem, arch);
 }
 
 Expected<const TensorCoreIntrinsic*> ResolveIntrinsic(const Task& task, const std::string& name) {
@@ -117,16 +120,16 @@ Expected<ConvProblem> ResolveProblem(const Task& task, const TensorCoreIntrinsic
 }
 
 Expected<TensorCoreProgram> ResolveProgram(const Task& task, const std::string& intrinsic_name,
-                                           const ParamMap& schedule) {
+                                           const ParamMap& schedule, const GpuArchitecture& arch) {
   auto intrinsic = ResolveIntrinsic(task, intrinsic_name);
   if (!intrinsic.ok()) return intrinsic.status();
   auto problem = ResolveProblem(task, **intrinsic);
   if (!problem.ok()) return problem.status();
   auto config = ParseKernelConfig(schedule);
   if (!config.ok()) return config.status().WithContext(task.key);
-  TensorCoreProgram program{*problem, *intrinsic, *config, EstimateResources(*config, **intrinsic)};
+  TensorCoreProgram program{&arch, *problem, *intrinsic, *config, EstimateResources(*config, **intrinsic, arch)};
   UCMOH_RETURN_IF_ERROR(
-      ValidateProgram(program.problem, *program.intrinsic, program.config, program.resources)
+      ValidateProgram(program.problem, *program.intrinsic, program.config, program.resources, arch)
           .WithContext(task.key));
   return program;
 }

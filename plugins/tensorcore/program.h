@@ -16,15 +16,16 @@
 namespace ucmoh::tensorcore {
 
 struct TensorCoreProgram {
+  const GpuArchitecture* arch = nullptr;
   ConvProblem problem;
   const TensorCoreIntrinsic* intrinsic = nullptr;
   KernelConfig config;
   KernelResources resources;
 };
 
-// Parses and validates; every error message starts with the task key.
+// Parses and validates for `arch`; every error message starts with the task key.
 Expected<TensorCoreProgram> ResolveProgram(const Task& task, const std::string& intrinsic,
-                                           const ParamMap& schedule);
+                                           const ParamMap& schedule, const GpuArchitecture& arch);
 
 // The intrinsic and problem of a task, for callers without a schedule yet.
 Expected<const TensorCoreIntrinsic*> ResolveIntrinsic(const Task& task, const std::string& intrinsic);
@@ -32,6 +33,6 @@ Expected<ConvProblem> ResolveProblem(const Task& task, const TensorCoreIntrinsic
 
 // The checks of ResolveProgram on already-parsed parts (no key prefix).
 Status ValidateProgram(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
-                       const KernelConfig& config, const KernelResources& resources);
+                       const KernelConfig& config, const KernelResources& resources, const GpuArchitecture& arch);
 
 }  // namespace ucmoh::tensorcore

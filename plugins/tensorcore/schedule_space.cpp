@@ -62,8 +62,8 @@ std::vector<KernelConfig> TileShapes(const TensorCoreIntrinsic& intrinsic) {
 
 }  // namespace
 
-std::vector<KernelConfig> EnumerateSchedules(const ConvProblem& problem,
-                                             const TensorCoreIntrinsic& intrinsic) {
+std::vector<KernelConfig> EnumerateSchedules(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
+                                             const GpuArchitecture& arch) {
   std::vector<KernelConfig> valid;
   for (const KernelConfig& shape : TileShapes(intrinsic))
     for (int64_t stages : StageChoices(intrinsic))
@@ -75,16 +75,15 @@ std::vector<KernelConfig> EnumerateSchedules(const ConvProblem& problem,
             c.alignment = alignment;
             c.optimized_iterator = optimized;
             c.split_k_slices = split;
-            if (ValidateProgram(problem, intrinsic, c, EstimateResources(c, intrinsic)).ok())
+            if (ValidateProgram(problem, intrinsic, c, EstimateResources(c, intrinsic, arch), arch).ok())
               valid.push_back(c);
           }
   return valid;
 }
 
-std::vector<KernelConfig> SampleSchedules(const ConvProblem& problem,
-                                          const TensorCoreIntrinsic& intrinsic, int64_t count,
-                                          uint64_t seed) {
-  std::vector<KernelConfig> pool = EnumerateSchedules(problem, intrinsic);
+std::vector<KernelConfig> SampleSchedules(const ConvProblem& problem, const TensorCoreIntrinsic& intrinsic,
+                                          int64_t count, uint64_t seed, const GpuArchitecture& arch) {
+  std::vector<KernelConfig> pool = EnumerateSchedules(problem, intrinsic, arch);
   const size_t wanted = std::min(pool.size(), static_cast<size_t>(std::max<int64_t>(0, count)));
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < wanted; ++i) {

@@ -25,8 +25,9 @@ std::vector<std::string> TensorCorePlugin::TemplateDimNames() const {
 Expected<ProgramAst> TensorCorePlugin::Lower(const Task& task, const std::string& intrinsic,
                                              const ParamMap& schedule,
                                              const HardwareParams& hardware) const {
-  UCMOH_RETURN_IF_ERROR(CheckModelledGpu(hardware));
-  auto program = ResolveProgram(task, intrinsic, schedule);
+  auto arch = ArchitectureOf(hardware);
+  if (!arch.ok()) return arch.status().WithContext(task.key);
+  auto program = ResolveProgram(task, intrinsic, schedule, **arch);
   if (!program.ok()) return program.status();
   return LowerProgram(*program);
 }
@@ -36,10 +37,13 @@ std::vector<std::string> TensorCorePlugin::TemplateInputNames() const { return t
 // Kernel-wide values: every stage gets the same.
 Expected<TemplateValues> TensorCorePlugin::StageTemplate(const std::string& intrinsic, const TemplateInputs& inputs,
                                                          const Stage&, const HardwareParams& hardware) const {
-  UCMOH_RETURN_IF_ERROR(CheckModelledGpu(hardware));
-  if (!FindIntrinsic(intrinsic))
+  auto arch = ArchitectureOf(hardware);
+  if (!arch.ok()) return arch.status();
+  const TensorCoreIntrinsic* found = FindIntrinsic(intrinsic);
+  if (!found)
     return Status::NotFound("tensorcore has no intrinsic '" + intrinsic + "' (it has " + IntrinsicNameList() + ")");
-  return KernelTemplateValues(inputs);
+  UCMOH_RETURN_IF_ERROR(CheckIntrinsicRuns(*found, **arch));
+  return KernelTemplateValues(inputs, **arch);
 }
 
 std::vector<std::string> TensorCorePlugin::TaskSuites() const { return {kResnet50Suite}; }
