@@ -2,7 +2,7 @@
 registry, (b) MetaSchedule's XGBModel, (c) its random model, with equal trial
 budgets, on several workloads and seeds. Run through tools/tvm-study, which
 sets the environment; tools/plot-tvm-study turns the results into curves and
-the table in docs/benchmarks.md.
+the table in docs/journal/benchmarks-2026-11.md.
 
 Every run appends one JSON line to OUT/results.jsonl (resumable: finished runs
 are skipped) and keeps its MetaSchedule database in OUT/db/<workload>/<run>/

@@ -13,7 +13,7 @@ namespace ucmoh {
 // mean of the same pair losses (RankNet): LambdaRank's |ΔNDCG| weights are
 // tiny below the top of the ranking, and the pairwise term keeps the whole
 // order learning (it raised held-out PCA on the tensor-core data, see
-// docs/benchmarks.md). Returns a scalar.
+// docs/journal/benchmarks-2026-11.md). Returns a scalar.
 torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels,
                              double pairwise_weight = 0.0);
 

@@ -5,7 +5,7 @@
 // with its bias, ReLU and residual add fused, the feature normalizer is folded
 // into the first layer, and attention runs within each program
 // (small_attention.h). tests/scoring_plan_test.cpp checks it against the
-// LibTorch module; docs/benchmarks.md (issue 16) has what each step gained.
+// LibTorch module; docs/journal/benchmarks-2026-11.md (issue 16) has what each step gained.
 #pragma once
 
 #include <cstdint>

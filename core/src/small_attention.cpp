@@ -20,7 +20,7 @@ int64_t AttentionBufferRows(int64_t rows) { return (rows + kKeyBlock - 1) / kKey
 // logits against a block of keys are a loop of fixed length that the
 // compiler vectorizes (a SIMD lane per key), where a dot product per key
 // ended in a horizontal sum each: 16 % fewer instructions in attention
-// (callgrind, docs/benchmarks.md). Each lane sums over the head's dimensions
+// (callgrind, docs/journal/benchmarks-2026-11.md). Each lane sums over the head's dimensions
 // in the same order whatever the SIMD width, so every CPU gets the same bits.
 // kDim > 0 fixes the head width at compile time, so the weighted sum of
 // values stays in registers; kDim = 0 is any width. `buffer` holds

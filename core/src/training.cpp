@@ -107,7 +107,7 @@ void RestoreParameters(CostModel& model, const std::vector<torch::Tensor>& saved
 // epoch starts the average). Validation and the kept model use the average:
 // on a few thousand programs the epoch-to-epoch weights are noisy, and their
 // average ranks held-out tasks better than any one of them
-// (docs/benchmarks.md, "Three training changes, kept").
+// (docs/journal/benchmarks-2026-11.md, "Three training changes, kept").
 class EpochAverage {
  public:
   explicit EpochAverage(double decay) : decay_(decay) {}
@@ -132,7 +132,7 @@ class EpochAverage {
 // group is its own forward batch, padded to its own longest program: the
 // programs of one task have similar token counts, while a batch of several
 // tasks would pad every program to the longest of them (x86: 7 to 66
-// tokens), which made an epoch 1.7x slower (docs/benchmarks.md).
+// tokens), which made an epoch 1.7x slower (docs/journal/benchmarks-2026-11.md).
 torch::Tensor GroupsLoss(CostModel& model, const ProgramSet& set, const std::vector<float>& labels,
                          const std::vector<Group>& groups, const TrainOptions& options) {
   torch::Tensor loss = torch::zeros({});
