@@ -142,6 +142,19 @@ class RegistryServe : public ::testing::Test {
   HttpUrl url_;
 };
 
+// /api/versions pages as /api/events does: from a version number, at most limit.
+TEST_F(RegistryServe, VersionsArePaged) {
+  const nlohmann::json all = GetJson("/api/versions");
+  ASSERT_TRUE(all.is_array());
+  ASSERT_GE(all.size(), 1u);
+  const int64_t last = all.back()["version"];
+  EXPECT_EQ(GetJson("/api/versions?limit=1"), nlohmann::json::array({all.front()}));
+  EXPECT_EQ(GetJson("/api/versions?from=" + std::to_string(last)), nlohmann::json::array({all.back()}));
+  EXPECT_EQ(GetJson("/api/versions?from=" + std::to_string(last + 1)), nlohmann::json::array());
+  EXPECT_EQ(GetJson("/api/versions?limit=0"), nlohmann::json::array());
+  EXPECT_EQ(GetJson("/api/versions?limit=x", 400)["error"], "query parameter 'limit' must be a non-negative integer, got 'x'");
+}
+
 TEST_F(RegistryServe, JsonApiIsTheCliJson) {
   auto cli = Registry("versions --json");
   ASSERT_EQ(cli.rc, 0) << cli.out;

@@ -42,14 +42,31 @@ json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliase
           {"training_data_digest", v.training_data_digest}, {"aliases", aliases}};
 }
 
+namespace {
+
+json VersionListJson(const std::vector<ModelVersion>& versions,
+                     std::map<int64_t, std::vector<std::string>>& names) {
+  json out = json::array();
+  for (const auto& v : versions) out.push_back(VersionToJson(v, names[v.number]));
+  return out;
+}
+
+}  // namespace
+
 Expected<json> VersionsJson(const RegistryStore& store) {
   auto versions = store.ListVersions();
   if (!versions.ok()) return versions.status();
   auto names = AliasNamesByVersion(store);
   if (!names.ok()) return names.status();
-  json out = json::array();
-  for (const auto& v : *versions) out.push_back(VersionToJson(v, (*names)[v.number]));
-  return out;
+  return VersionListJson(*versions, *names);
+}
+
+Expected<json> VersionsJson(const RegistryStore& store, int64_t from, size_t limit) {
+  auto versions = store.ListVersions(from, limit);
+  if (!versions.ok()) return versions.status();
+  auto names = AliasNamesByVersion(store);
+  if (!names.ok()) return names.status();
+  return VersionListJson(*versions, *names);
 }
 
 Expected<json> VersionDetailJson(const RegistryStore& store, int64_t version) {

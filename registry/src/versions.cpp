@@ -147,6 +147,18 @@ Expected<std::vector<ModelVersion>> RegistryStore::ListVersions() const {
   return out;
 }
 
+Expected<std::vector<ModelVersion>> RegistryStore::ListVersions(int64_t from, size_t limit) const {
+  std::vector<ModelVersion> out;
+  std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->cf(kVersions)));
+  for (it->Seek(keys::VersionKey(std::max<int64_t>(from, 0))); it->Valid() && out.size() < limit; it->Next()) {
+    ModelVersion v;
+    UCMOH_RETURN_IF_ERROR(codec::Decode(it->value().ToString(), &v).WithContext("versions"));
+    out.push_back(std::move(v));
+  }
+  if (!it->status().ok()) return Status::IOError("scan versions: " + it->status().ToString());
+  return out;
+}
+
 Expected<std::vector<SnapshotEntry>> RegistryStore::ListSnapshots(int64_t version) const {
   std::vector<SnapshotEntry> out;
   Status bad;

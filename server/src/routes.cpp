@@ -126,8 +126,13 @@ HttpResponse Router::Handle(const HttpRequest& request) {
 
 HttpResponse Router::Get(const registry::RegistryStore& store, const std::string& path, const std::string& query) {
   if (auto page = Page(store, path)) return *page;
-  if (path == "/api/versions") {
-    auto j = registry::VersionsJson(store);
+  if (path == "/api/versions") {  // paged as events are: ?from=NUMBER&limit=N (at most 1000)
+    auto from = QueryNumber(query, "from", 0);
+    auto limit = QueryNumber(query, "limit", 1000);
+    if (!from.ok()) return FromStatus(from.status());
+    if (!limit.ok()) return FromStatus(limit.status());
+    auto j = registry::VersionsJson(store, static_cast<int64_t>(std::min<uint64_t>(*from, INT64_MAX)),
+                                    static_cast<size_t>(std::min<uint64_t>(*limit, 1000)));
     return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
   }
   if (auto rest = After(path, "/api/versions/")) {

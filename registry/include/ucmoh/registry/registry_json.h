@@ -23,6 +23,8 @@ nlohmann::json VersionToJson(const ModelVersion& v, const std::vector<std::strin
 
 // Every version, ascending, each with its aliases.
 Expected<nlohmann::json> VersionsJson(const RegistryStore& store);
+// One page of it: at most `limit` versions numbered `from` or more.
+Expected<nlohmann::json> VersionsJson(const RegistryStore& store, int64_t from, size_t limit);
 
 // One version (VersionToJson) with its aliases and snapshots.
 Expected<nlohmann::json> VersionDetailJson(const RegistryStore& store, int64_t version);

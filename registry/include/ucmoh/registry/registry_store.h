@@ -84,6 +84,9 @@ class RegistryStore {
   Expected<ModelVersion> CommitVersion(const VersionCommit& commit);
   Expected<ModelVersion> GetVersion(int64_t number) const;
   Expected<std::vector<ModelVersion>> ListVersions() const;  // ascending numbers
+  // At most `limit` versions numbered `from` or more, ascending: one seek and
+  // `limit` reads whatever the registry holds (the server's paged list).
+  Expected<std::vector<ModelVersion>> ListVersions(int64_t from, size_t limit) const;
   Expected<std::vector<SnapshotEntry>> ListSnapshots(int64_t version) const;
 
   // --- aliases. "latest" is moved only by commits.
