@@ -73,12 +73,18 @@ Expected<RankingMetrics> Evaluate(const CostModel& model, const ProgramSet& set)
   return EvaluateRanking(set, *scores);
 }
 
+// The baselines train as `registry train` does, with its own defaults
+// (TrainOptions{}: intrinsic-balanced batches, per-intrinsic validation,
+// epoch averaging, 60 epochs), not the step's: joint is the user's real
+// alternative to a lineage, retraining on everything. Only the seed, the
+// workers and the network are the run's.
 Expected<CostModel> TrainScratch(const LifelongOptions& o, const ProgramSet& train, TrainReport* report) {
   auto model = CostModel::Create(o.step.network);
   if (!model.ok()) return model.status();
-  TrainOptions t = o.step.training;
+  TrainOptions t;
+  t.seed = o.step.training.seed;
+  t.workers = o.step.training.workers;
   t.mode = TransferMode::kScratch;
-  t.penalty = nullptr;
   auto r = Train(*model, CanonicalOrder(train), t);
   if (!r.ok()) return r.status();
   *report = *r;

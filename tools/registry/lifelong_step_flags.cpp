@@ -18,7 +18,9 @@ struct AddFlag {
                                                        : fmt::format("{}", fmt::join(flags->allowed, " | "));
     sub->add_option(o.flag, flags->method, "Forgetting control: " + choices)->capture_default_str();
   }
-  void operator()(const StepOption& o, bool& x) const { sub->add_flag(o.flag, x, o.help); }
+  void operator()(const StepOption& o, bool& x) const {  // --name, and --no-name to turn a default on off
+    sub->add_flag(std::string(o.flag) + ",!--no-" + (o.flag + 2), x, o.help)->capture_default_str();
+  }
   void operator()(const StepOption& o, std::vector<double>& xs) const {
     sub->add_option(o.flag, xs, o.help)->delimiter(',');
   }

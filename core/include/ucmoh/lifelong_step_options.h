@@ -88,6 +88,15 @@ void VisitStepOptions(Options& o, Visit&& visit) {
   visit(StepOption{"learning_rate", "--lr", "Adam learning rate"}, o.training.learning_rate);
   visit(StepOption{"patience", "--patience", "Early-stopping patience"}, o.training.patience);
   visit(StepOption{"seed", "--seed", "Training seed"}, o.training.seed);
+  visit(StepOption{"epoch_average_decay", "--epoch-average",
+                   "Keep the epoch-end weights averaged with this decay per epoch (0: the epoch's own)"},
+        o.training.epoch_average_decay);
+  visit(StepOption{"balance_intrinsics", "--balance-intrinsics",
+                   "Draw about as many groups per epoch from every intrinsic trained on (new and replayed)"},
+        o.training.balance_intrinsics);
+  visit(StepOption{"min_validation_tasks", "--min-val-tasks",
+                   "Intrinsics with fewer validation tasks than this train on all their tasks"},
+        o.training.min_validation_tasks);
   visit(StepOption{"hidden", "--hidden", "Hidden width (first step only)"}, o.network.hidden);
   visit(StepOption{"heads", "--heads", "Attention heads; must divide --hidden (first step only)"}, o.network.heads);
 }
