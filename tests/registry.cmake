@@ -75,3 +75,7 @@ ucmoh_add_test(forgetting_methods_test forgetting_methods_test.cpp)
 target_link_libraries(forgetting_methods_test PRIVATE ucmoh_registry ucmoh_registry_test_support ucmoh
   nlohmann_json::nlohmann_json)
 add_dependencies(forgetting_methods_test ucmoh_tensorcore)
+
+# Request targets and URLs through uriparser: decoding, refused path tricks, IPv6.
+ucmoh_add_test(request_target_test request_target_test.cpp)
+target_link_libraries(request_target_test PRIVATE ucmoh_url)

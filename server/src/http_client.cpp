@@ -19,24 +19,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-Expected<HttpUrl> ParseHttpUrl(const std::string& url) {
-  const bool tls = url.rfind("https://", 0) == 0;
-  const std::string scheme = tls ? "https://" : "http://";
-  if (url.rfind(scheme, 0) != 0) return Status::InvalidArgument("'" + url + "' is not an http:// or https:// URL");
-  const size_t slash = url.find('/', scheme.size());
-  const std::string authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos
-                                                                                     : slash - scheme.size());
-  HttpUrl out;
-  out.tls = tls;
-  out.path = slash == std::string::npos ? "/" : url.substr(slash);
-  const size_t colon = authority.rfind(':');
-  out.host = authority.substr(0, colon);
-  out.port = colon == std::string::npos ? (tls ? "443" : "80") : authority.substr(colon + 1);
-  if (out.host.empty() || out.port.empty() || out.port.find_first_not_of("0123456789") != std::string::npos)
-    return Status::InvalidArgument("'" + url + "': expected http://HOST:PORT/...");
-  return out;
-}
-
 namespace {
 
 // One GET over a connected stream (a socket, or a TLS stream on one).

@@ -7,18 +7,10 @@
 #include <cstdint>
 #include <string>
 
+#include "request_target.h"
 #include "ucmoh/status.h"
 
 namespace ucmoh::server {
-
-struct HttpUrl {
-  std::string host, port;  // port "80" (http) or "443" (https) when the URL names none
-  std::string path;        // from the first '/' on, "/" when empty
-  bool tls = false;        // https://
-};
-
-// "http://HOST[:PORT]/PATH" or "https://HOST[:PORT]/PATH".
-Expected<HttpUrl> ParseHttpUrl(const std::string& url);
 
 struct HttpReply {
   int status = 0;

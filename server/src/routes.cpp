@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "pages.h"
+#include "request_target.h"
 #include "ucmoh/registry/registry_json.h"
 #include "ucmoh/registry/registry_ops.h"
 
@@ -36,36 +37,12 @@ HttpResponse JsonResponse(const json& j, int status) {
   return r;
 }
 
-// Paths are plain: no percent escapes, dot segments, empty segments or
-// control bytes, so no route can be steered outside what it names.
-bool IsPlainPath(const std::string& path) {
-  if (path.empty() || path[0] != '/') return false;
-  if (path.find("//") != std::string::npos || path.find("/./") != std::string::npos) return false;
-  if (path.find("..") != std::string::npos || path.find('%') != std::string::npos) return false;
-  for (unsigned char c : path)
-    if (c < 0x20 || c == 0x7f || c == '\\') return false;
-  return true;
-}
-
 namespace {
 
 // "a/b/c" after `prefix`, or nullopt when the path does not start with it.
 std::optional<std::string> After(const std::string& path, const std::string& prefix) {
   if (path.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
   return path.substr(prefix.size());
-}
-
-// The value of `key` in "a=1&b=2", or "".
-std::string QueryValue(const std::string& query, const std::string& key) {
-  size_t pos = 0;
-  while (pos <= query.size()) {
-    size_t end = query.find('&', pos);
-    if (end == std::string::npos) end = query.size();
-    const std::string pair = query.substr(pos, end - pos);
-    if (pair.compare(0, key.size() + 1, key + "=") == 0) return pair.substr(key.size() + 1);
-    pos = end + 1;
-  }
-  return "";
 }
 
 // The whole of `text` as a number >= 0, or nullopt ("", "1x", "-2", too large).
@@ -76,8 +53,8 @@ std::optional<int64_t> WholeNumber(const std::string& text) {
   return n;
 }
 
-Expected<uint64_t> QueryNumber(const std::string& query, const std::string& key, uint64_t fallback) {
-  const std::string text = QueryValue(query, key);
+Expected<uint64_t> QueryNumber(const RequestTarget& target, const std::string& key, uint64_t fallback) {
+  const std::string text = target.QueryValue(key);
   if (text.empty()) return fallback;
   auto n = WholeNumber(text);
   if (!n) return Status::InvalidArgument("query parameter '" + key + "' must be a non-negative integer, got '" + text + "'");
@@ -98,10 +75,9 @@ HttpResponse ErrorResponse(int status, const std::string& message) {
 }
 
 HttpResponse Router::Handle(const HttpRequest& request) {
-  const size_t q = request.target.find('?');
-  const std::string path = request.target.substr(0, q);
-  const std::string query = q == std::string::npos ? "" : request.target.substr(q + 1);
-  if (!IsPlainPath(path)) return ErrorResponse(400, "malformed path '" + path + "'");
+  auto target = ParseRequestTarget(request.target);
+  if (!target.ok()) return FromStatus(target.status());
+  const std::string& path = target->path;
   if (request.method == "POST" || request.method == "PUT" || request.method == "DELETE")
     return Write(request, path);
   if (request.method != "GET" && request.method != "HEAD")
@@ -111,7 +87,7 @@ HttpResponse Router::Handle(const HttpRequest& request) {
     if (auto refused = Refuse(Access::kRead, request.authorization)) return *refused;
   auto store = store_.Current();
   if (!store.ok()) return FromStatus(store.status());
-  HttpResponse r = Get(**store, path, query);
+  HttpResponse r = Get(**store, *target);
   // A read error may be a file the writer compacted away under an old
   // handle: the next request reopens.
   if (r.status == 500) store_.Invalidate();
@@ -124,11 +100,12 @@ HttpResponse Router::Handle(const HttpRequest& request) {
   return r;
 }
 
-HttpResponse Router::Get(const registry::RegistryStore& store, const std::string& path, const std::string& query) {
+HttpResponse Router::Get(const registry::RegistryStore& store, const RequestTarget& target) {
+  const std::string& path = target.path;
   if (auto page = Page(store, path)) return *page;
   if (path == "/api/versions") {  // paged as events are: ?from=NUMBER&limit=N (at most 1000)
-    auto from = QueryNumber(query, "from", 0);
-    auto limit = QueryNumber(query, "limit", 1000);
+    auto from = QueryNumber(target, "from", 0);
+    auto limit = QueryNumber(target, "limit", 1000);
     if (!from.ok()) return FromStatus(from.status());
     if (!limit.ok()) return FromStatus(limit.status());
     auto j = registry::VersionsJson(store, static_cast<int64_t>(std::min<uint64_t>(*from, INT64_MAX)),
@@ -149,8 +126,8 @@ HttpResponse Router::Get(const registry::RegistryStore& store, const std::string
     return a.ok() ? JsonResponse(registry::AliasesToJson(*a)) : FromStatus(a.status());
   }
   if (path == "/api/events") {
-    auto from = QueryNumber(query, "from", 0);
-    auto limit = QueryNumber(query, "limit", 1000);
+    auto from = QueryNumber(target, "from", 0);
+    auto limit = QueryNumber(target, "limit", 1000);
     if (!from.ok()) return FromStatus(from.status());
     if (!limit.ok()) return FromStatus(limit.status());
     auto e = store.ListEvents(*from, static_cast<size_t>(std::min<uint64_t>(*limit, 100000)));

@@ -10,6 +10,7 @@
 #include "access_tokens.h"
 #include "artifact_cache.h"
 #include "job_queue.h"
+#include "request_target.h"
 #include "store_view.h"
 #include "ucmoh/plugin_loader.h"
 
@@ -50,7 +51,7 @@ class Router {
   HttpResponse Handle(const HttpRequest& request);
 
  private:
-  HttpResponse Get(const registry::RegistryStore& store, const std::string& path, const std::string& query);
+  HttpResponse Get(const registry::RegistryStore& store, const RequestTarget& target);
   HttpResponse Version(const registry::RegistryStore& store, const std::string& ref, const std::string& rest);
   HttpResponse ArtifactFile(const registry::RegistryStore& store, const std::string& version,
                             const std::string& file);
@@ -75,8 +76,6 @@ class Router {
 // Status -> HTTP status: NotFound 404, InvalidArgument 400, Busy 409, else 500.
 HttpResponse FromStatus(const Status& s);
 HttpResponse JsonResponse(const nlohmann::json& j, int status = 200);
-// Plain paths only: no percent escapes, dot or empty segments, control bytes.
-bool IsPlainPath(const std::string& path);
 
 // A JSON error body {"error": message} with the status.
 HttpResponse ErrorResponse(int status, const std::string& message);
