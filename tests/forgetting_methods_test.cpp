@@ -179,3 +179,31 @@ TEST_F(DivergedStep, IsRefusedAndCommitsNothing) {
 
 }  // namespace
 }  // namespace ucmoh::registry
+
+namespace ucmoh::registry {
+namespace {
+
+// A λ of 0 configured on an EWC method is kept; only versions from before the
+// options were stored as configured (no "step_options" key) read a stored 0
+// as the default λ, since theirs was the λ a first step applied.
+TEST(StepOptionsOf, ReadsLambdaAsConfiguredAndOlderVersionsAsTheyMeantIt) {
+  LifelongStepOptions o;
+  o.method = LifelongMethod::kEwc;
+  o.lambda = 0;
+  ModelVersion current;
+  current.hyper_parameters = StepOptionsToParams(o);
+  current.hyper_parameters["step_options"] = int64_t{2};
+  auto read = StepOptionsOf(current);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->lambda, 0.0);
+  ModelVersion older;
+  older.hyper_parameters = {{"method", std::string("ewc")}, {"lambda", 0.0}};
+  read = StepOptionsOf(older);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->lambda, LifelongStepOptions{}.lambda);
+  older.hyper_parameters["lambda"] = std::string("high");
+  EXPECT_FALSE(StepOptionsOf(older).ok()) << "a mistyped option must be an error";
+}
+
+}  // namespace
+}  // namespace ucmoh::registry

@@ -71,6 +71,7 @@ Expected<std::optional<ModelVersion>> Latest(const RegistryStore& store) {
 ParamMap HyperParameters(const AddIntrinsicOptions& o, const LifelongStepResult& r, const std::string& name,
                          const TaskSplit& split) {
   ParamMap h = StepOptionsToParams(o.step);
+  h["step_options"] = kStepOptionsFormat;
   if (r.lambda_applied) h["lambda_used"] = r.lambda;
   h["epochs_run"] = static_cast<int64_t>(r.train.epochs_run);
   h["intrinsic"] = name;

@@ -17,6 +17,11 @@
 
 namespace ucmoh::registry {
 
+// The "step_options" hyper-parameter of versions whose hyper-parameters hold
+// every lifelong-step option as configured (λ as configured, the λ applied
+// as "lambda_used"); versions without it (before 2026-11-26) stored the λ applied.
+constexpr int64_t kStepOptionsFormat = 2;
+
 struct HeldOut {
   ProgramSet train, test;
   TaskSplit split;  // pinned: the parent's, extended for new tasks, or pinned now

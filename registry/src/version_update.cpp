@@ -57,9 +57,9 @@ Expected<LifelongStepOptions> StepOptionsOf(const ModelVersion& v) {
   // step chose.
   if (!o.lambda_grid.empty())
     if (auto used = GetReal(h, "lambda_used"); used.ok()) o.lambda = *used;
-  // Versions written before 2026-11-26 stored the λ applied under "lambda",
-  // 0 on a first step that had nothing to remember; read that as the default.
-  if (!h.count("lambda_used") && MethodUsesEwc(o.method) && o.lambda == 0) o.lambda = LifelongStepOptions{}.lambda;
+  // Older versions stored the λ applied under "lambda", 0 on a first step
+  // that had nothing to remember; read that as the default.
+  if (!h.count("step_options") && MethodUsesEwc(o.method) && o.lambda == 0) o.lambda = LifelongStepOptions{}.lambda;
   return o;
 }
 
