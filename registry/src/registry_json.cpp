@@ -2,6 +2,7 @@
 #include "ucmoh/registry/registry_json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 #include "ucmoh/hardware_json.h"
@@ -42,31 +43,16 @@ json VersionToJson(const ModelVersion& v, const std::vector<std::string>& aliase
           {"training_data_digest", v.training_data_digest}, {"aliases", aliases}};
 }
 
-namespace {
-
-json VersionListJson(const std::vector<ModelVersion>& versions,
-                     std::map<int64_t, std::vector<std::string>>& names) {
-  json out = json::array();
-  for (const auto& v : versions) out.push_back(VersionToJson(v, names[v.number]));
-  return out;
-}
-
-}  // namespace
-
-Expected<json> VersionsJson(const RegistryStore& store) {
-  auto versions = store.ListVersions();
-  if (!versions.ok()) return versions.status();
-  auto names = AliasNamesByVersion(store);
-  if (!names.ok()) return names.status();
-  return VersionListJson(*versions, *names);
-}
+Expected<json> VersionsJson(const RegistryStore& store) { return VersionsJson(store, 0, SIZE_MAX); }
 
 Expected<json> VersionsJson(const RegistryStore& store, int64_t from, size_t limit) {
   auto versions = store.ListVersions(from, limit);
   if (!versions.ok()) return versions.status();
   auto names = AliasNamesByVersion(store);
   if (!names.ok()) return names.status();
-  return VersionListJson(*versions, *names);
+  json out = json::array();
+  for (const auto& v : *versions) out.push_back(VersionToJson(v, (*names)[v.number]));
+  return out;
 }
 
 Expected<json> VersionDetailJson(const RegistryStore& store, int64_t version) {

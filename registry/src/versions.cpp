@@ -1,5 +1,6 @@
 // Model versions: key the 8-byte big-endian number, value a cereal
 // ModelVersion; and CommitVersion, the one atomic write that creates one.
+#include <cstdint>
 #include <set>
 
 #include "keys.h"
@@ -134,18 +135,7 @@ Expected<ModelVersion> RegistryStore::GetVersion(int64_t number) const {
   return v;
 }
 
-Expected<std::vector<ModelVersion>> RegistryStore::ListVersions() const {
-  std::vector<ModelVersion> out;
-  Status bad;
-  UCMOH_RETURN_IF_ERROR(impl_->ForEach(kVersions, "", [&](const auto&, const auto& value) {
-    ModelVersion v;
-    bad = codec::Decode(value, &v).WithContext("versions");
-    if (bad.ok()) out.push_back(std::move(v));
-    return bad.ok();
-  }));
-  if (!bad.ok()) return bad;
-  return out;
-}
+Expected<std::vector<ModelVersion>> RegistryStore::ListVersions() const { return ListVersions(0, SIZE_MAX); }
 
 Expected<std::vector<ModelVersion>> RegistryStore::ListVersions(int64_t from, size_t limit) const {
   std::vector<ModelVersion> out;

@@ -61,6 +61,21 @@ Expected<uint64_t> QueryNumber(const RequestTarget& target, const std::string& k
   return static_cast<uint64_t>(*n);
 }
 
+// ?from=&limit= of a list route: from 0 and 1000 entries by default, at most
+// max_limit. WholeNumber bounds both to int64.
+struct PageRange {
+  int64_t from = 0;
+  size_t limit = 0;
+};
+
+Expected<PageRange> PageRangeOf(const RequestTarget& target, uint64_t max_limit) {
+  auto from = QueryNumber(target, "from", 0);
+  if (!from.ok()) return from.status();
+  auto limit = QueryNumber(target, "limit", 1000);
+  if (!limit.ok()) return limit.status();
+  return PageRange{static_cast<int64_t>(*from), static_cast<size_t>(std::min(*limit, max_limit))};
+}
+
 bool IsSha256Hex(const std::string& s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
@@ -104,12 +119,9 @@ HttpResponse Router::Get(const registry::RegistryStore& store, const RequestTarg
   const std::string& path = target.path;
   if (auto page = Page(store, path)) return *page;
   if (path == "/api/versions") {  // paged as events are: ?from=NUMBER&limit=N (at most 1000)
-    auto from = QueryNumber(target, "from", 0);
-    auto limit = QueryNumber(target, "limit", 1000);
-    if (!from.ok()) return FromStatus(from.status());
-    if (!limit.ok()) return FromStatus(limit.status());
-    auto j = registry::VersionsJson(store, static_cast<int64_t>(std::min<uint64_t>(*from, INT64_MAX)),
-                                    static_cast<size_t>(std::min<uint64_t>(*limit, 1000)));
+    auto page = PageRangeOf(target, 1000);
+    if (!page.ok()) return FromStatus(page.status());
+    auto j = registry::VersionsJson(store, page->from, page->limit);
     return j.ok() ? JsonResponse(*j) : FromStatus(j.status());
   }
   if (auto rest = After(path, "/api/versions/")) {
@@ -126,11 +138,9 @@ HttpResponse Router::Get(const registry::RegistryStore& store, const RequestTarg
     return a.ok() ? JsonResponse(registry::AliasesToJson(*a)) : FromStatus(a.status());
   }
   if (path == "/api/events") {
-    auto from = QueryNumber(target, "from", 0);
-    auto limit = QueryNumber(target, "limit", 1000);
-    if (!from.ok()) return FromStatus(from.status());
-    if (!limit.ok()) return FromStatus(limit.status());
-    auto e = store.ListEvents(*from, static_cast<size_t>(std::min<uint64_t>(*limit, 100000)));
+    auto page = PageRangeOf(target, 100000);
+    if (!page.ok()) return FromStatus(page.status());
+    auto e = store.ListEvents(static_cast<uint64_t>(page->from), page->limit);
     return e.ok() ? JsonResponse(registry::EventsToJson(*e)) : FromStatus(e.status());
   }
   if (auto rest = After(path, "/artifacts/")) {
