@@ -1,0 +1,146 @@
+// tensorcore-measure: times the tensorcore plugin's kernels on this host's
+// NVIDIA GPU and writes one record per kernel that ran (docs/tensorcore.md,
+// "Measuring on a GPU"). Built with nvcc where the CUDA toolkit is found;
+// linked with the static CUDA runtime and libstdc++, so the binary runs on a
+// GPU host that has only the driver.
+//
+//   tensorcore-measure -o OUT.jsonl [--suites resnet50,bert] [--intrinsics tensorcore.s16816,...]
+//                      [--second-pass-every 10 --second-pass-out SECOND.jsonl] [--limit N]
+//   tensorcore-measure --plan-only --arch sm_90     (no GPU needed: what would be measured)
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "conv_measurer.h"
+#include "gpu_architecture.h"
+#include "gpu_hardware.h"
+#include "measurement_plan.h"
+#include "ucmoh/record_json.h"
+
+namespace {
+
+using namespace ucmoh;
+using namespace ucmoh::tensorcore;
+using namespace ucmoh::tensorcore::measure;
+
+struct Args {
+  PlanOptions plan;
+  TimingProtocol protocol;
+  std::string out, second_out, arch;
+  int device = 0;
+  size_t second_every = 0;
+  size_t limit = 0;
+  bool plan_only = false;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "tensorcore-measure: %s\n", message.c_str());
+  return 1;
+}
+
+Record RecordOf(const PlannedMeasurement& planned, const Measurement& m, const HardwareParams& hw,
+                const GpuMemory& memory, int pass) {
+  Record record;
+  record.target = "tensorcore";
+  record.intrinsic = planned.kernel->intrinsic->info.name;
+  record.task = planned.task;
+  record.schedule = planned.schedule;
+  record.latency = m.latency;
+  record.provenance.kind = "measured";
+  record.provenance.source = "tensorcore-measure";
+  record.provenance.details = {{"device", hw.model},
+                               {"kernel", planned.kernel->id},
+                               {"kernel_source", std::string("ucmoh mma.sync implicit GEMM")},
+                               {"iterations", m.iterations},
+                               {"pass", static_cast<int64_t>(pass)},
+                               {"memory_bytes", memory.bytes},
+                               {"memory_clock_mhz", memory.clock_mhz}};
+  record.hardware = hw;
+  return record;
+}
+
+// Measures `indices` of the plan into `out`, one flushed line per record.
+int Run(const std::vector<PlannedMeasurement>& plan, const std::vector<size_t>& indices, const Args& args,
+        const HardwareParams& hw, const std::string& path, int pass) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return Fail(path + ": cannot open for writing");
+  ConvMeasurer measurer;
+  const GpuMemory memory = ReadGpuMemory(args.device);
+  std::map<std::string, int64_t> failures;
+  int64_t written = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t index : indices) {
+    auto m = measurer.Measure(plan[index], args.protocol);
+    if (!m.ok()) return Fail(m.status().message() + " (" + std::to_string(written) + " records kept in " + path + ")");
+    if (!m->ran) {
+      ++failures[m->failure.substr(0, m->failure.find(':'))];
+      std::fprintf(stderr, "  %s %s: %s\n", plan[index].task.key.c_str(), plan[index].kernel->id.c_str(),
+                   m->failure.c_str());
+      continue;
+    }
+    out << RecordToJsonLine(RecordOf(plan[index], *m, hw, memory, pass)) << '\n' << std::flush;
+    ++written;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "pass %d: %lld records in %s, %.1f s", pass, static_cast<long long>(written), path.c_str(),
+               seconds);
+  for (const auto& [reason, count] : failures) std::fprintf(stderr, "; %s %lld", reason.c_str(), (long long)count);
+  std::fprintf(stderr, "\n");
+  return out ? 0 : Fail(path + ": write failed");
+}
+
+int PlanOnly(const Args& args) {
+  HardwareParams hw;
+  hw.is_gpu = true;
+  hw.flags = {args.arch};
+  auto arch = ArchitectureOf(hw);
+  if (!arch.ok()) return Fail("--arch: " + arch.status().message());
+  auto plan = PlanMeasurements(args.plan, **arch);
+  if (!plan.ok()) return Fail(plan.status().message());
+  std::map<std::string, int64_t> per_intrinsic;
+  for (const PlannedMeasurement& m : *plan) ++per_intrinsic[m.kernel->intrinsic->info.name];
+  std::printf("%zu measurements on %s\n", plan->size(), args.arch.c_str());
+  for (const auto& [name, count] : per_intrinsic) std::printf("%s %lld\n", name.c_str(), (long long)count);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tensorcore-measure: times the tensorcore plugin's kernels on this host's NVIDIA GPU"};
+  Args args;
+  app.add_option("-o,--out", args.out, "Records (JSON Lines) of the first pass");
+  app.add_option("--suites", args.plan.suites, "Task suites: resnet50, bert")->delimiter(',')->capture_default_str();
+  app.add_option("--intrinsics", args.plan.intrinsics, "Only these intrinsics (default: every one the GPU has)")
+      ->delimiter(',');
+  app.add_option("--device", args.device, "CUDA device index")->capture_default_str();
+  app.add_option("--second-pass-every", args.second_every, "Re-measure every N-th planned kernel (10: 10 %)");
+  app.add_option("--second-pass-out", args.second_out, "Records of the second pass");
+  app.add_option("--limit", args.limit, "Only the plan's first N measurements (0: all)");
+  app.add_option("--warmup", args.protocol.warmup, "Warm-up launches")->capture_default_str();
+  app.add_option("--repeats", args.protocol.repeats, "Timed batches")->capture_default_str();
+  app.add_option("--min-batch-ms", args.protocol.min_batch_ms, "Shortest timed batch")->capture_default_str();
+  app.add_flag("--plan-only", args.plan_only, "Print what would be measured on --arch, touch no GPU");
+  app.add_option("--arch", args.arch, "With --plan-only: sm_75, sm_80, sm_86, sm_89 or sm_90");
+  CLI11_PARSE(app, argc, argv);
+
+  if (args.plan_only) return PlanOnly(args);
+  if (args.out.empty()) return Fail("-o OUT.jsonl is required");
+  if (args.second_every > 0 && args.second_out.empty()) return Fail("--second-pass-every needs --second-pass-out");
+  auto hw = ReadGpuHardware(args.device);
+  if (!hw.ok()) return Fail(hw.status().message());
+  auto arch = ArchitectureOf(*hw);
+  if (!arch.ok()) return Fail(arch.status().message());
+  auto plan = PlanMeasurements(args.plan, **arch);
+  if (!plan.ok()) return Fail(plan.status().message());
+  std::vector<size_t> first;
+  for (size_t i = 0; i < plan->size() && (args.limit == 0 || i < args.limit); ++i) first.push_back(i);
+  std::fprintf(stderr, "%s: %zu of %zu planned measurements\n", hw->model.c_str(), first.size(), plan->size());
+  if (const int rc = Run(*plan, first, args, *hw, args.out, 1)) return rc;
+  if (args.second_every == 0) return 0;
+  return Run(*plan, SecondPassIndices(first.size(), args.second_every, args.second_every / 2), args, *hw,
+             args.second_out, 2);
+}
