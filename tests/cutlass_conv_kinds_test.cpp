@@ -444,9 +444,9 @@ TEST_F(CutlassConvKinds, UnsupportedRowsStopTheImportWithFileAndLine) {
   expect_refused(row, "conv kind 'deconv' is not supported");
   row = good;
   row.operation = "cutlass_tensorop_s16816dgrad_f16_128x64_32x4_nhwc_align8";  // no iterator
-  expect_refused(row, "is not a CUTLASS conv2d tensor-op kernel name (no iterator");
+  expect_refused(row, "is not a CUTLASS conv2d or gemm tensor-op kernel name (no iterator");
   row.operation = "my_dgrad_kernel";
-  expect_refused(row, "operation 'my_dgrad_kernel' is not a CUTLASS conv2d tensor-op kernel name");
+  expect_refused(row, "operation 'my_dgrad_kernel' is not a CUTLASS conv2d or gemm tensor-op kernel name");
   row = good;
   row.conv_kind = "wgrad";  // the name says dgrad
   expect_refused(row, "is a dgrad kernel but conv_kind is 'wgrad'");

@@ -41,7 +41,7 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 // "<instruction><kind>", the instruction an accumulator letter and digits
 // (then, in CUTLASS's mixed-input kernels, an intermediate type).
 bool ParseCore(const std::string& token, OperationName* op) {
-  for (const char* kind : {"fprop", "dgrad", "wgrad", "deconv"}) {
+  for (const char* kind : {"fprop", "dgrad", "wgrad", "deconv", "gemm"}) {
     if (!EndsWith(token, kind)) continue;
     op->kind = kind;
     op->instruction = token.substr(0, token.size() - op->kind.size());
@@ -52,12 +52,15 @@ bool ParseCore(const std::string& token, OperationName* op) {
 }
 
 // The part after the extended name, read from the end: "_<cta_m>x<cta_n>_
-// <cta_k>x<stages>_<layout>[_unity_stride]_align<N>". Returns the index of
-// the tile token, or an explanation.
+// <cta_k>x<stages>_<layout>[_unity_stride]_align<N>[_<fork suffix>...]":
+// forks of CUTLASS append their own tokens after the alignment. Returns the
+// index of the tile token, or an explanation.
 Expected<size_t> ParseTail(const Tokens& t, size_t begin, OperationName* op) {
   size_t end = t.size();
-  if (end - begin < 1 || t[end - 1].rfind("align", 0) != 0 || !ParseCount(t[end - 1].substr(5), &op->alignment))
-    return Status::InvalidArgument("it does not end in _align<N>");
+  while (end > begin && t[end - 1].rfind("align", 0) != 0) --end;
+  if (end == begin || !ParseCount(t[end - 1].substr(5), &op->alignment))
+    return Status::InvalidArgument("it does not end in _align<N> (N > 0), or in _align<N>_<suffix>");
+  for (size_t j = end; j < t.size(); ++j) op->suffix += (op->suffix.empty() ? "" : "_") + t[j];
   --end;
   if (end - begin >= 2 && t[end - 2] == "unity" && t[end - 1] == "stride") {
     op->unity_stride = true;
@@ -79,9 +82,11 @@ Status ParseExtendedName(const Tokens& t, size_t begin, size_t end, OperationNam
     ++core;
   }
   if (core >= end || !ParseCore(t[core], op))
-    return Status::InvalidArgument("no <instruction><fprop|dgrad|wgrad> after 'tensorop_'");
+    return Status::InvalidArgument("no <instruction><fprop|dgrad|wgrad|gemm> after 'tensorop_'");
   size_t at = core + 1;
-  if (at < end && (t[at] == "analytic" || t[at] == "optimized")) {
+  if (op->kind == "gemm") {
+    // GEMM kernels have no conv iterator: "<core>[_<element A>]".
+  } else if (at < end && (t[at] == "analytic" || t[at] == "optimized")) {
     op->iterator = t[at++];
   } else if (at + 1 < end && (t[at] == "fixed" || t[at] == "few") && t[at + 1] == "channels") {
     op->iterator = t[at] + "_channels";
@@ -99,7 +104,7 @@ Status ParseExtendedName(const Tokens& t, size_t begin, size_t end, OperationNam
 Expected<OperationName> ParseOperationName(const std::string& name) {
   const Tokens t = Split(name);
   auto fail = [&](const std::string& why) {
-    return Status::InvalidArgument("operation '" + name + "' is not a CUTLASS conv2d tensor-op kernel name (" +
+    return Status::InvalidArgument("operation '" + name + "' is not a CUTLASS conv2d or gemm tensor-op kernel name (" +
                                    why + ")");
   };
   size_t at = 0;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -41,8 +42,15 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+std::string TodayUtc() {
+  const std::time_t now = std::time(nullptr);
+  char text[16];
+  std::strftime(text, sizeof(text), "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
 Record RecordOf(const PlannedMeasurement& planned, const Measurement& m, const HardwareParams& hw,
-                const GpuMemory& memory, int pass) {
+                const GpuDetails& gpu, const std::string& date, int pass) {
   Record record;
   record.target = "tensorcore";
   record.intrinsic = planned.kernel->intrinsic->info.name;
@@ -56,8 +64,11 @@ Record RecordOf(const PlannedMeasurement& planned, const Measurement& m, const H
                                {"kernel_source", std::string("ucmoh mma.sync implicit GEMM")},
                                {"iterations", m.iterations},
                                {"pass", static_cast<int64_t>(pass)},
-                               {"memory_bytes", memory.bytes},
-                               {"memory_clock_mhz", memory.clock_mhz}};
+                               {"memory_bytes", gpu.memory_bytes},
+                               {"memory_clock_mhz", gpu.memory_clock_mhz},
+                               {"cuda_runtime", static_cast<int64_t>(gpu.runtime_version)},
+                               {"cuda_driver", static_cast<int64_t>(gpu.driver_version)},
+                               {"date", date}};
   record.hardware = hw;
   return record;
 }
@@ -68,7 +79,8 @@ int Run(const std::vector<PlannedMeasurement>& plan, const std::vector<size_t>& 
   std::ofstream out(path, std::ios::trunc);
   if (!out) return Fail(path + ": cannot open for writing");
   ConvMeasurer measurer;
-  const GpuMemory memory = ReadGpuMemory(args.device);
+  const GpuDetails gpu = ReadGpuDetails(args.device);
+  const std::string date = TodayUtc();
   std::map<std::string, int64_t> failures;
   int64_t written = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -81,7 +93,7 @@ int Run(const std::vector<PlannedMeasurement>& plan, const std::vector<size_t>& 
                    m->failure.c_str());
       continue;
     }
-    out << RecordToJsonLine(RecordOf(plan[index], *m, hw, memory, pass)) << '\n' << std::flush;
+    out << RecordToJsonLine(RecordOf(plan[index], *m, hw, gpu, date, pass)) << '\n' << std::flush;
     ++written;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -55,14 +55,16 @@ Expected<HardwareParams> ReadGpuHardware(int device) {
   return hw;
 }
 
-GpuMemory ReadGpuMemory(int device) {
+GpuDetails ReadGpuDetails(int device) {
   cudaDeviceProp props{};
   cudaGetDeviceProperties(&props, device);
-  GpuMemory memory;
-  memory.bytes = static_cast<int64_t>(props.totalGlobalMem);
-  memory.clock_mhz = Attribute(cudaDevAttrMemoryClockRate, device) / 1000;
-  memory.bus_width_bits = Attribute(cudaDevAttrGlobalMemoryBusWidth, device);
-  return memory;
+  GpuDetails details;
+  details.memory_bytes = static_cast<int64_t>(props.totalGlobalMem);
+  details.memory_clock_mhz = Attribute(cudaDevAttrMemoryClockRate, device) / 1000;
+  details.bus_width_bits = Attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+  cudaRuntimeGetVersion(&details.runtime_version);
+  cudaDriverGetVersion(&details.driver_version);
+  return details;
 }
 
 }  // namespace ucmoh::tensorcore::measure

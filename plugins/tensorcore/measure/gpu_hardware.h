@@ -3,6 +3,8 @@
 // registers. The "sm_XX" flag is what the plugin's ArchitectureOf reads.
 #pragma once
 
+#include <cstdint>
+
 #include "ucmoh/status.h"
 #include "ucmoh/target.h"
 
@@ -11,12 +13,15 @@ namespace ucmoh::tensorcore::measure {
 // Unsupported ("no CUDA device: <runtime's message>") where the runtime finds none.
 Expected<HardwareParams> ReadGpuHardware(int device);
 
-// The device's memory in bytes and its memory clock in MHz, for provenance.
-struct GpuMemory {
-  int64_t bytes = 0;
-  int64_t clock_mhz = 0;
+// What a record's provenance says of the device beyond its hardware: memory,
+// and the CUDA runtime and driver versions (1000 * major + 10 * minor).
+struct GpuDetails {
+  int64_t memory_bytes = 0;
+  int64_t memory_clock_mhz = 0;
   int bus_width_bits = 0;
+  int runtime_version = 0;
+  int driver_version = 0;
 };
-GpuMemory ReadGpuMemory(int device);
+GpuDetails ReadGpuDetails(int device);
 
 }  // namespace ucmoh::tensorcore::measure
