@@ -84,6 +84,41 @@ nlohmann::json BodyOf(const std::string& answer) {
   return at == std::string::npos ? nlohmann::json() : nlohmann::json::parse(answer.substr(at + 4), nullptr, false);
 }
 
+// A connection from `source` (a loopback address: 127.0.0.1, 127.0.0.2, ...)
+// that sends `bytes` and keeps the socket open; -1 when it cannot connect.
+int OpenFrom(const char* source, int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  return fd;
+}
+
+// What the server sends on `fd` until it closes it, waiting at most
+// `seconds`; "<open>" appended when it was still open then.
+std::string ReadUntilClosed(int fd, int seconds) {
+  timeval tv{seconds, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) { out.append(buf, static_cast<size_t>(n)); continue; }
+    if (n < 0) out += "<open>";
+    return out;
+  }
+}
+
 const char kWriteToken[] = "write-token-0123456789abcdef";
 const char kReadToken[] = "read-token-0123456789abcdef";
 
@@ -593,3 +628,56 @@ TEST_F(RegistryServe, KilledMidRequestKeepsEveryAcknowledgedWrite) {
 }
 
 }  // namespace
+
+// Issue 40's attack: 300 connections that each send half a request line and
+// wait. On the asynchronous server they cost no thread: /healthz from another
+// client is answered at once, the attacker's address is held to its
+// per-client limit (the rest get 503), and every half request is closed when
+// its header deadline passes.
+TEST_F(RegistryServe, SlowClientsCannotTakeTheServerDown) {
+  int port = 0;
+  auto server = StartServer({"--header-timeout", "2", "--max-connections-per-client", "256"}, "http://", &port);
+  std::vector<int> slow;
+  int refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    const int fd = OpenFrom("127.0.0.2", port, "GET /api/vers");
+    ASSERT_GE(fd, 0);
+    slow.push_back(fd);
+  }
+  // The 257th and later from 127.0.0.2 are refused with the reason.
+  for (size_t i = 256; i < slow.size(); ++i) {
+    const std::string answer = ReadUntilClosed(slow[i], 10);
+    refused += StatusOf(answer) == 503 && answer.find("too many connections from 127.0.0.2") != std::string::npos;
+  }
+  EXPECT_EQ(refused, 44);
+  const std::string health = Request(port, "GET", "/healthz", "", "");
+  EXPECT_EQ(StatusOf(health), 200) << health;
+  // Each half request ends when its 2 s header deadline passes, unanswered.
+  for (size_t i = 0; i < 256; ++i) EXPECT_EQ(ReadUntilClosed(slow[i], 15), "") << i;
+  for (int fd : slow) ::close(fd);
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/healthz", "", "")), 200);
+}
+
+// A kept-alive connection that says nothing is closed after --idle-timeout; one
+// that finishes its request in time is answered; one client's connections are
+// bounded without touching another's.
+TEST_F(RegistryServe, IdleAndGreedyClientsAreBounded) {
+  int port = 0;
+  auto server = StartServer({"--idle-timeout", "1", "--header-timeout", "5", "--max-connections-per-client", "3"},
+                            "http://", &port);
+  const int keep = OpenFrom("127.0.0.1", port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_GE(keep, 0);
+  const std::string kept = ReadUntilClosed(keep, 15);  // answered, then closed after 1 s idle
+  EXPECT_EQ(StatusOf(kept), 200) << kept;
+  EXPECT_EQ(kept.find("<open>"), std::string::npos) << kept;
+  ::close(keep);
+  std::vector<int> held;
+  for (int i = 0; i < 3; ++i) held.push_back(OpenFrom("127.0.0.3", port, "G"));
+  const int fourth = OpenFrom("127.0.0.3", port, "");
+  const std::string refused = ReadUntilClosed(fourth, 10);
+  EXPECT_EQ(StatusOf(refused), 503) << refused;
+  EXPECT_NE(refused.find("too many connections from 127.0.0.3 (3 open)"), std::string::npos) << refused;
+  EXPECT_EQ(StatusOf(Request(port, "GET", "/healthz", "", "")), 200);  // 127.0.0.1 is not 127.0.0.3
+  for (int fd : held) ::close(fd);
+  ::close(fourth);
+}

@@ -1,21 +1,24 @@
 // The HTTP/1.1 front of `registry serve` (ucmoh/server/serve.h) on
-// Boost.Beast: one thread per connection (keep-alive, bounded count), TLS
-// through OpenSSL when given a certificate, each request answered by the Router. Beast is included here and in
-// http_client.cpp only.
-#include <sys/socket.h>
-#include <sys/time.h>
+// Boost.Beast: a fixed pool of I/O threads runs every connection
+// asynchronously (http_session.h), a separate pool runs the Router, and
+// ConnectionLimits bounds connections in all and per client address. TLS
+// through OpenSSL when given a certificate. Beast is included here,
+// http_session.h and http_client.cpp only.
+#include <sys/resource.h>
 
-#include <atomic>
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <charconv>
 #include <filesystem>
 #include <optional>
 #include <thread>
+#include <vector>
 
+#include "http_session.h"
 #include "routes.h"
 #include "ucmoh/server/serve.h"
 
@@ -27,112 +30,6 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-void SetTimeouts(tcp::socket& socket, int seconds) {
-  timeval tv{seconds, 0};
-  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-template <class Response>
-void SetHeaders(Response& res, const HttpResponse& r, bool keep_alive) {
-  res.set(http::field::server, "ucmoh-registry");
-  res.set(http::field::content_type, r.content_type);
-  if (!r.etag.empty()) res.set(http::field::etag, r.etag);
-  if (r.immutable) res.set(http::field::cache_control, "public, max-age=31536000, immutable");
-  if (r.ask_for_token) res.set(http::field::www_authenticate, "Bearer");
-  res.keep_alive(keep_alive);
-}
-
-// Writes the answer; HEAD gets the same headers and no payload.
-template <class Stream>
-void Write(Stream& socket, const HttpResponse& r, bool head, bool keep_alive, beast::error_code& ec) {
-  const auto status = static_cast<http::status>(r.status);
-  if (!r.file_path.empty() && !head) {
-    http::response<http::file_body> res{status, 11};
-    res.body().open(r.file_path.c_str(), beast::file_mode::scan, ec);
-    if (ec) return;
-    SetHeaders(res, r, keep_alive);
-    res.prepare_payload();
-    http::write(socket, res, ec);
-    return;
-  }
-  http::response<http::string_body> res{status, 11};
-  SetHeaders(res, r, keep_alive);
-  if (head) {
-    res.content_length(r.file_path.empty() ? r.body.size() : r.file_size);
-    http::response_serializer<http::string_body> sr{res};
-    http::write_header(socket, sr, ec);
-    return;
-  }
-  res.body() = r.body;
-  res.prepare_payload();
-  http::write(socket, res, ec);
-}
-
-// A request the parser refused: 431 / 413 / 400, with what was wrong.
-HttpResponse ParseError(const beast::error_code& ec) {
-  if (ec == http::error::header_limit) return ErrorResponse(431, "request header too large");
-  if (ec == http::error::body_limit) return ErrorResponse(413, "request body too large");
-  return ErrorResponse(400, "malformed request: " + ec.message());
-}
-
-// Reads one request: the header first, then a body up to the limit its
-// route allows (a records upload may be large, nothing else is).
-template <class Stream>
-bool ReadRequest(Stream& socket, beast::flat_buffer& buffer, const ServeOptions& options,
-                 HttpRequest* out, bool* head, bool* keep_alive, beast::error_code& ec) {
-  http::request_parser<http::string_body> parser;
-  parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
-  http::read_header(socket, buffer, parser, ec);
-  if (ec) return false;
-  const bool upload = parser.get().method() == http::verb::post && parser.get().target() == "/api/records";
-  parser.body_limit(upload ? options.max_upload_bytes : options.max_body_bytes);
-  http::read(socket, buffer, parser, ec);
-  if (ec) return false;
-  const auto& req = parser.get();
-  *head = req.method() == http::verb::head;
-  *keep_alive = req.keep_alive();
-  *out = {std::string(req.method_string()), std::string(req.target()), std::string(req[http::field::if_none_match]),
-          std::string(req[http::field::authorization]), std::move(parser.release().body())};
-  return true;
-}
-
-// Requests on one connection, plain or TLS, until it closes or idles out.
-template <class Stream>
-void ServeRequests(Stream& stream, Router& router, const ServeOptions& options) {
-  beast::flat_buffer buffer;
-  for (;;) {
-    HttpRequest request;
-    bool head = false, keep_alive = false;
-    beast::error_code ec;
-    if (!ReadRequest(stream, buffer, options, &request, &head, &keep_alive, ec)) {
-      const bool quiet_end = ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
-                             ec == asio::error::would_block || ec == asio::error::try_again ||
-                             ec == asio::error::timed_out || ec == asio::ssl::error::stream_truncated;
-      if (!quiet_end) Write(stream, ParseError(ec), false, false, ec);
-      break;
-    }
-    const HttpResponse response = router.Handle(request);
-    Write(stream, response, head, keep_alive, ec);
-    if (ec || !keep_alive) break;
-  }
-}
-
-void ServeConnection(tcp::socket socket, Router& router, const ServeOptions& options, asio::ssl::context* tls) {
-  SetTimeouts(socket, options.idle_timeout_s);
-  beast::error_code ec;
-  if (tls) {
-    beast::ssl_stream<tcp::socket> stream(std::move(socket), *tls);
-    stream.handshake(asio::ssl::stream_base::server, ec);
-    if (ec) return;  // not TLS, or a client that does not trust us: nothing to answer
-    ServeRequests(stream, router, options);
-    stream.shutdown(ec);
-    return;
-  }
-  ServeRequests(socket, router, options);
-  socket.shutdown(tcp::socket::shutdown_send, ec);
-}
 
 // The TLS context from --tls-cert / --tls-key (PEM); TLS 1.2 and later only.
 Expected<std::unique_ptr<asio::ssl::context>> TlsContext(const ServeOptions& options) {
@@ -179,14 +76,18 @@ Status ParseListenAddress(const std::string& text, ServeOptions* options) {
 
 namespace {
 
-// What the connection threads share. Held by shared_ptr, so a thread still
-// answering after Serve returned (SIGTERM mid-request) never sees it freed.
+// What the sessions share. Held by shared_ptr (each session keeps it), so a
+// route still running when Serve returns never sees it freed.
 struct ServerState {
   ServerState(const ServeOptions& o, const std::string& cache_dir, const PluginSet& plugins,
               std::optional<AccessTokens> access, std::unique_ptr<asio::ssl::context> tls_context)
       : options(o), tokens(std::move(access)), tls(std::move(tls_context)), store(o.db_path, std::chrono::milliseconds(o.refresh_ms)),
         artifacts(cache_dir), jobs(o.db_path, plugins, [this] { store.Invalidate(); }),
-        router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs, o.private_reads}) {}
+        router(store, artifacts, plugins, WriteAccess{o.db_path, tokens ? &*tokens : nullptr, &jobs, o.private_reads}),
+        limits(o.max_connections, o.max_connections_per_client), handlers(ThreadsOf(o.handler_threads)) {}
+  static size_t ThreadsOf(int asked) {
+    return asked > 0 ? static_cast<size_t>(asked) : std::max(2u, std::thread::hardware_concurrency());
+  }
   const ServeOptions options;
   const std::optional<AccessTokens> tokens;
   const std::unique_ptr<asio::ssl::context> tls;  // null: plain HTTP
@@ -194,21 +95,53 @@ struct ServerState {
   ArtifactCache artifacts;
   JobQueue jobs;
   Router router;
-  std::atomic<int> open_connections{0};
+  ConnectionLimits limits;
+  asio::thread_pool handlers;  // runs the Router, off the I/O threads
 };
 
-// One thread per connection, or 503 when max_connections are open.
-void Dispatch(const std::shared_ptr<ServerState>& state, tcp::socket socket) {
-  if (state->open_connections.load() >= state->options.max_connections) {
+// Past a limit: a plain client gets 503 and the reason (within 5 s, or it is
+// dropped); a TLS client is closed before the handshake.
+void Refuse(const std::shared_ptr<ServerState>& state, tcp::socket socket, const std::string& why) {
+  if (state->tls) return;
+  auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+  const HttpResponse r = ErrorResponse(503, why);
+  auto text = std::make_shared<std::string>("HTTP/1.1 503 Service Unavailable\r\nServer: ucmoh-registry\r\n"
+                                            "Content-Type: " + r.content_type + "\r\nContent-Length: " +
+                                            std::to_string(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body);
+  stream->expires_after(std::chrono::seconds(5));
+  stream->async_write_some(asio::buffer(*text), [stream, text](beast::error_code, size_t) {
     beast::error_code ec;
-    Write(socket, ErrorResponse(503, "too many connections"), false, false, ec);
-    return;
+    stream->socket().shutdown(tcp::socket::shutdown_send, ec);
+  });
+}
+
+// A new connection: a session if the limits admit it, else Refuse.
+void Admit(const std::shared_ptr<ServerState>& state, tcp::socket socket) {
+  beast::error_code ec;
+  const std::string address = socket.remote_endpoint(ec).address().to_string();
+  if (ec) return;
+  std::string refusal;
+  auto ticket = state->limits.Admit(address, &refusal);
+  if (!ticket) return Refuse(state, std::move(socket), refusal);
+  SessionServices services{&state->options, &state->router, &state->handlers, state};
+  if (state->tls) {
+    std::make_shared<HttpSession<TlsStream>>(TlsStream(beast::tcp_stream(std::move(socket)), *state->tls),
+                                             std::move(services), std::move(*ticket))
+        ->Start();
+  } else {
+    std::make_shared<HttpSession<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), std::move(services),
+                                                     std::move(*ticket))
+        ->Start();
   }
-  ++state->open_connections;
-  std::thread([state, s = std::move(socket)]() mutable {
-    ServeConnection(std::move(s), state->router, state->options, state->tls.get());
-    --state->open_connections;
-  }).detach();
+}
+
+// Each connection is a descriptor: take the hard limit (the soft one is often
+// 1,024), so --max-connections, not the process, bounds them.
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 Expected<tcp::acceptor> Listen(asio::io_context& io, const ServeOptions& options) {
@@ -245,6 +178,7 @@ Status Serve(const ServeOptions& options, const PluginSet& plugins,
   if (!tls.ok()) return tls.status();
   auto state = std::make_shared<ServerState>(options, *cache_dir, plugins, std::move(tokens), std::move(*tls));
   if (auto first = state->store.Current(); !first.ok()) return first.status();  // a missing registry fails now
+  RaiseDescriptorLimit();
   asio::io_context io;
   auto acceptor = Listen(io, options);
   if (!acceptor.ok()) return acceptor.status();
@@ -252,18 +186,34 @@ Status Serve(const ServeOptions& options, const PluginSet& plugins,
   on_listening(std::string(state->tls ? "https://" : "http://") + bound.address().to_string() + ":" +
                std::to_string(bound.port()));
 
+  // Accept on a strand per connection; when out of descriptors, pause a
+  // moment instead of spinning.
+  asio::steady_timer pause(io);
   std::function<void()> accept_next = [&] {
-    acceptor->async_accept([&](beast::error_code ec, tcp::socket socket) {
+    acceptor->async_accept(asio::make_strand(io), [&](beast::error_code ec, tcp::socket socket) {
       if (!acceptor->is_open()) return;
-      if (!ec) Dispatch(state, std::move(socket));
+      if (!ec) Admit(state, std::move(socket));
+      if (ec == asio::error::no_descriptors) {
+        pause.expires_after(std::chrono::milliseconds(100));
+        pause.async_wait([&](beast::error_code) { accept_next(); });
+        return;
+      }
       accept_next();
     });
   };
   accept_next();
-  // SIGINT / SIGTERM close the acceptor; io.run() then returns.
+  // SIGINT / SIGTERM stop accepting and stop the pool; routes still running
+  // finish (their answers are not sent) before Serve returns.
   asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const beast::error_code&, int) { acceptor->close(); });
+  signals.async_wait([&](const beast::error_code&, int) {
+    acceptor->close();
+    io.stop();
+  });
+  std::vector<std::thread> io_threads;
+  for (size_t i = 1; i < ServerState::ThreadsOf(options.io_threads); ++i) io_threads.emplace_back([&] { io.run(); });
   io.run();
+  for (std::thread& t : io_threads) t.join();
+  state->handlers.join();
   return Status::Ok();
 }
 

@@ -18,7 +18,20 @@ Command AddServeCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--refresh-ms", options->refresh_ms, "How often the server reopens its view to see new versions")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   sub->add_option("--max-connections", options->max_connections, "Open connections beyond this get 503")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
+      ->capture_default_str()->check(CLI::Range(1, 1000000));
+  sub->add_option("--max-connections-per-client", options->max_connections_per_client,
+                  "Open connections from one client address beyond this get 503")
+      ->capture_default_str()->check(CLI::Range(1, 1000000));
+  sub->add_option("--header-timeout", options->header_timeout_s,
+                  "Seconds a client has for the TLS handshake and for a request header once it starts")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
+  sub->add_option("--idle-timeout", options->idle_timeout_s,
+                  "Seconds a kept-alive connection may wait for its next request")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
+  sub->add_option("--io-threads", options->io_threads, "Threads that run every connection (0: max(2, cores))")
+      ->capture_default_str()->check(CLI::Range(0, 1024));
+  sub->add_option("--handler-threads", options->handler_threads, "Threads that run routes (0: max(2, cores))")
+      ->capture_default_str()->check(CLI::Range(0, 1024));
   sub->add_option("--cache", options->cache_dir, "Folder for built artifacts (default: a temporary folder)");
   sub->add_option("--tls-cert", options->tls_cert, "PEM certificate chain: serve HTTPS (with --tls-key)");
   sub->add_option("--tls-key", options->tls_key, "PEM private key of --tls-cert");
