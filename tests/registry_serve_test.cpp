@@ -681,3 +681,29 @@ TEST_F(RegistryServe, IdleAndGreedyClientsAreBounded) {
   for (int fd : held) ::close(fd);
   ::close(fourth);
 }
+
+// A client that sends half of a records upload and hangs up leaves nothing:
+// the body never completed, so no route ran and no record was stored.
+TEST_F(RegistryServe, AnUploadCutOffMidBodyStoresNothing) {
+  const std::string csv = ucmoh::testing::WriteCutlassSubset(200, Dir() + "/cut.csv",
+                                                             "resnet50_cutlass_profiler_result.csv");
+  const std::string jsonl = Dir() + "/cut.jsonl";
+  ASSERT_EQ(Registry("import cutlass " + csv + " -o " + jsonl).rc, 0);
+  const std::string body = *ucmoh::ReadFileBytes(jsonl);
+  const auto before = Registry("intrinsics --json");
+  ASSERT_EQ(before.rc, 0);
+  const int fd = OpenFrom("127.0.0.1", port_,
+                          "POST /api/records HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + std::string(kWriteToken) +
+                              "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                              body.substr(0, body.size() / 2));
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(StatusOf(Request(port_, "GET", "/healthz", "", "")), 200);
+  EXPECT_EQ(Registry("intrinsics --json").out, before.out);  // no record was added
+  // The same upload, whole, does add them.
+  const std::string answer = Request(port_, "POST", "/api/records", body, kWriteToken);
+  ASSERT_EQ(StatusOf(answer), 200) << answer;
+  EXPECT_NE(Registry("intrinsics --json").out, before.out);
+}
+

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "connection_limits.h"
+#include "http_request.h"
 #include "routes.h"
 #include "ucmoh/server/serve.h"
 
@@ -48,13 +49,6 @@ void SetHeaders(Response& res, const HttpResponse& r, bool keep_alive) {
   if (r.immutable) res.set(http::field::cache_control, "public, max-age=31536000, immutable");
   if (r.ask_for_token) res.set(http::field::www_authenticate, "Bearer");
   res.keep_alive(keep_alive);
-}
-
-// A request the parser refused: 431 / 413 / 400, with what was wrong.
-inline HttpResponse ParseError(const beast::error_code& ec) {
-  if (ec == http::error::header_limit) return ErrorResponse(431, "request header too large");
-  if (ec == http::error::body_limit) return ErrorResponse(413, "request body too large");
-  return ErrorResponse(400, "malformed request: " + ec.message());
 }
 
 // The connection ended without a request to answer: closed, reset, past a
@@ -116,10 +110,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 
   // A records upload may be large and slow; nothing else is.
   void ReadBody() {
-    const auto& header = parser_->get();
-    const bool upload = header.method() == http::verb::post && header.target() == "/api/records";
-    parser_->body_limit(upload ? options().max_upload_bytes : options().max_body_bytes);
-    Deadline(upload ? options().upload_timeout_s : options().body_timeout_s);
+    parser_->body_limit(BodyLimitFor(parser_->get(), options()));
+    Deadline(IsUpload(parser_->get()) ? options().upload_timeout_s : options().body_timeout_s);
     http::async_read(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->Fail(ec);
       self->Handle();
@@ -132,9 +124,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     auto& req = parser_->get();
     const bool head = req.method() == http::verb::head;
     const bool keep_alive = req.keep_alive();
-    HttpRequest request{std::string(req.method_string()), std::string(req.target()),
-                        std::string(req[http::field::if_none_match]), std::string(req[http::field::authorization]),
-                        std::move(req.body())};
+    HttpRequest request = ToHttpRequest(req);
     beast::get_lowest_layer(stream_).expires_never();
     asio::post(*services_.handlers, [self = this->shared_from_this(), request = std::move(request), head,
                                      keep_alive]() mutable {
