@@ -8,6 +8,8 @@
 // kRelativeTolerance of the score scale and in the same ranking.
 // tests/check_pulled_model.py makes the same check in Python.
 #include <gtest/gtest.h>
+
+#include "ucmoh/torchscript_export.h"
 #include <torch/script.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -164,7 +166,7 @@ TEST(PulledModelSample, MlpBaselineIsRefused) {
   mlp.architecture = "mlp";
   auto model = CostModel::Create(mlp);
   ASSERT_TRUE(model.ok());
-  const Status s = registry::ExportTorchScript(*model, WorkDir() + "/mlp.pt");
+  const Status s = ExportTorchScript(*model, WorkDir() + "/mlp.pt");
   EXPECT_EQ(s.code(), Status::Code::kUnsupported) << s.message();
   EXPECT_FALSE(fs::exists(WorkDir() + "/mlp.pt"));
 }

@@ -96,7 +96,4 @@ struct PullResult {
 // weights blob does not match its sha256.
 Expected<PullResult> PullVersion(const RegistryStore& store, const std::string& ref, const std::string& dir);
 
-// The TorchScript export on its own (used by PullVersion and the tests).
-Status ExportTorchScript(const CostModel& model, const std::string& path);
-
 }  // namespace ucmoh::registry
