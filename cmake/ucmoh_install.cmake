@@ -86,6 +86,10 @@ set(UCMOH_PYTHON_INSTALL_DIR "${UCMOH_PYTHON_DEFAULT}" CACHE STRING "Where cmake
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ucmoh DESTINATION ${UCMOH_PYTHON_INSTALL_DIR}
         PATTERN __pycache__ EXCLUDE)
 file(RELATIVE_PATH UCMOH_PYTHON_TO_LIB /${UCMOH_PYTHON_INSTALL_DIR}/ucmoh /${CMAKE_INSTALL_LIBDIR})
+# An installed `registry` hands the installed package to the Python it runs
+# (`import metaschedule`, `collect metaschedule`; tools/registry/tvm_python.cpp).
+file(RELATIVE_PATH UCMOH_BIN_TO_PYTHON /${CMAKE_INSTALL_BINDIR} /${UCMOH_PYTHON_INSTALL_DIR})
+target_compile_definitions(registry PRIVATE UCMOH_BIN_TO_PYTHON="${UCMOH_BIN_TO_PYTHON}")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/ucmoh_python_install.py
      "# Written by cmake --install: libucmoh relative to this package.\nLIBRARY = \"${UCMOH_PYTHON_TO_LIB}/libucmoh.so.1\"\n")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ucmoh_python_install.py

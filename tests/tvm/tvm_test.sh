@@ -50,3 +50,12 @@ if "$registry" import metaschedule "$work" --python "$py" -o "$work/none.jsonl" 
 fi
 grep -q "not a MetaSchedule JSON database" "$work/err.txt" && [[ ! -e $work/none.jsonl ]] || { cat "$work/err.txt"; exit 1; }
 echo "metaschedule import: $imported records, add-intrinsic from them: ok"
+# The same import from an installed registry: `cmake --install` puts the
+# package under PREFIX/lib/python3.X/dist-packages, and the installed binary
+# hands that folder to the Python it runs (not the source tree's python/).
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+"$work/prefix/bin/registry" --plugins "$work/prefix/share/ucmoh/plugins.json" import metaschedule "$work/tune" \
+  --python "$py" -o "$work/installed.jsonl"
+cmp <(sort "$work/tuned.jsonl") <(sort "$work/installed.jsonl") ||
+  { echo "FAIL: the installed registry imported other records than the build tree's"; exit 1; }
+echo "metaschedule import from an installed registry: ok"

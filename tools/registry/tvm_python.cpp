@@ -21,8 +21,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The ucmoh Python package beside this executable: <repo>/python from
+// build/bin, or where `cmake --install` put it from PREFIX/bin
+// (UCMOH_BIN_TO_PYTHON, e.g. ../lib/python3.11/dist-packages); "" when neither.
+std::string PythonPackageDir(const fs::path& bin) {
+  for (const fs::path& dir : {bin.parent_path().parent_path() / "python", bin / UCMOH_BIN_TO_PYTHON}) {
+    std::error_code ec;
+    if (fs::exists(dir / "ucmoh" / "tvm", ec)) return fs::weakly_canonical(dir, ec).string();
+  }
+  return "";
+}
+
 // Where libucmoh and the Python package sit relative to this executable:
-// build/bin/registry -> build/lib, <repo>/python; PREFIX/bin -> PREFIX/lib.
+// build/bin/registry -> build/lib, <repo>/python; PREFIX/bin -> PREFIX/lib and
+// the installed package.
 std::vector<std::string> ChildEnvironment() {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) env.emplace_back(*e);
@@ -31,10 +43,10 @@ std::vector<std::string> ChildEnvironment() {
   if (ec) return env;
   const fs::path library = bin.parent_path() / "lib" / "libucmoh.so.1";
   if (!std::getenv("UCMOH_LIBRARY") && fs::exists(library)) env.push_back("UCMOH_LIBRARY=" + library.string());
-  const fs::path package = bin.parent_path().parent_path() / "python";
-  if (fs::exists(package / "ucmoh" / "tvm")) {
+  const std::string package = PythonPackageDir(bin);
+  if (!package.empty()) {
     const char* path = std::getenv("PYTHONPATH");
-    std::string value = package.string() + (path && *path ? std::string(":") + path : "");
+    std::string value = package + (path && *path ? std::string(":") + path : "");
     env.erase(std::remove_if(env.begin(), env.end(), [](const std::string& e) { return e.rfind("PYTHONPATH=", 0) == 0; }),
               env.end());
     env.push_back("PYTHONPATH=" + value);
