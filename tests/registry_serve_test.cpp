@@ -249,6 +249,11 @@ TEST_F(RegistryServe, RefusesWhatItShouldByStatus) {
   EXPECT_EQ(StatusOf(RawExchange(port_, "GET / HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n")), 431);
   EXPECT_EQ(StatusOf(RawExchange(port_, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")), 413);
   EXPECT_EQ(StatusOf(RawExchange(port_, "NOT HTTP AT ALL\r\n\r\n")), 400);
+  // A path that is not UTF-8 is quoted in the error as U+FFFD (the fuzz
+  // target request_path found that it once ended the server).
+  const std::string not_utf8 = RawExchange(port_, "GET /healt\xafz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(StatusOf(not_utf8), 400) << not_utf8;
+  EXPECT_NE(not_utf8.find("\xef\xbf\xbd"), std::string::npos) << not_utf8;
   // Still serving after all of that.
   EXPECT_EQ(GetJson("/healthz")["ok"], true);
 }

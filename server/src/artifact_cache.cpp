@@ -34,7 +34,8 @@ Expected<std::vector<ArtifactFile>> IndexFolder(const std::string& dir) {
 std::string IndexJson(int64_t version, const std::vector<ArtifactFile>& files) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& f : files) list.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
-  return nlohmann::json{{"version", version}, {"files", list}}.dump();
+  return nlohmann::json{{"version", version}, {"files", list}}.dump(-1, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

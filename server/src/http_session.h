@@ -128,7 +128,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     beast::get_lowest_layer(stream_).expires_never();
     asio::post(*services_.handlers, [self = this->shared_from_this(), request = std::move(request), head,
                                      keep_alive]() mutable {
-      HttpResponse response = self->services_.router->Handle(request);
+      HttpResponse response;
+      try {  // a route that throws answers 500; it must not end the server
+        response = self->services_.router->Handle(request);
+      } catch (const std::exception& e) {
+        response = ErrorResponse(500, std::string("internal error: ") + e.what());
+      }
       asio::post(self->stream_.get_executor(), [self, response = std::move(response), head, keep_alive]() mutable {
         self->Respond(std::move(response), head, keep_alive);
       });

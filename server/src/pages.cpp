@@ -40,7 +40,7 @@ std::string AliasTags(const std::vector<std::string>& names) {
 std::string ParamText(const Param& value) {
   return std::visit([](const auto& x) {
     if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x;
-    else return nlohmann::json(x).dump();
+    else return nlohmann::json(x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }, value);
 }
 

@@ -33,7 +33,7 @@ HttpResponse FromStatus(const Status& s) { return ErrorResponse(HttpStatusOf(s),
 HttpResponse JsonResponse(const json& j, int status) {
   HttpResponse r;
   r.status = status;
-  r.body = j.dump();
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);  // bytes from a request may not be UTF-8
   return r;
 }
 
@@ -85,7 +85,9 @@ bool IsSha256Hex(const std::string& s) {
 HttpResponse ErrorResponse(int status, const std::string& message) {
   HttpResponse r;
   r.status = status;
-  r.body = json{{"error", message}}.dump();
+  // The message may quote the request (a path, a header): bytes that are not
+  // UTF-8 become U+FFFD rather than an exception.
+  r.body = json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
