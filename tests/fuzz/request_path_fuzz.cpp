@@ -25,7 +25,8 @@ using namespace ucmoh::server;
 
 // One registry, tokens file and router per process.
 struct Server {
-  Server() : dir(Scratch()), store(dir + "/r.db", std::chrono::milliseconds(0)), artifacts(dir + "/cache"),
+  // The view is never refreshed: nothing writes the registry (a write would be a finding).
+  Server() : dir(Scratch()), store(dir + "/r.db", std::chrono::hours(24)), artifacts(dir + "/cache"),
              jobs(dir + "/r.db", plugins, [] {}),
              router(store, artifacts, plugins, WriteAccess{dir + "/r.db", &*tokens, &jobs, false}) {}
 
