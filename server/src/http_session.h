@@ -23,6 +23,7 @@
 #include "connection_limits.h"
 #include "http_request.h"
 #include "routes.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/server/serve.h"
 
 namespace ucmoh::server {
@@ -81,6 +82,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 
  private:
   static constexpr size_t kReadChunk = 4096;
+  static constexpr uint64_t kInMemoryFileBytes = 16 << 20;
 
   const ServeOptions& options() const { return *services_.options; }
   void Deadline(int seconds) { beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(seconds)); }
@@ -154,6 +156,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
       if (ec || !keep_alive) return self->Close();
       self->WaitForRequest();
     };
+    // An artifact up to kInMemoryFileBytes is read whole and sent in one
+    // write: Beast's file_body writes 4 KiB at a time, one completion each.
+    if (!r.file_path.empty() && !head && r.file_size <= kInMemoryFileBytes) {
+      auto bytes = ReadFileBytes(r.file_path);
+      if (!bytes.ok()) return Respond(ErrorResponse(500, "cannot read a built artifact: " + bytes.status().message()), head, false);
+      r.body = std::move(*bytes);
+      r.file_path.clear();
+    }
     if (!r.file_path.empty() && !head) {
       auto res = std::make_shared<http::response<http::file_body>>(status, 11);
       beast::error_code ec;
