@@ -11,7 +11,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/write.hpp>
 #include <charconv>
 #include <filesystem>
 #include <optional>
@@ -104,12 +103,13 @@ struct ServerState {
 void Refuse(const std::shared_ptr<ServerState>& state, tcp::socket socket, const std::string& why) {
   if (state->tls) return;
   auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
-  const HttpResponse r = ErrorResponse(503, why);
-  auto text = std::make_shared<std::string>("HTTP/1.1 503 Service Unavailable\r\nServer: ucmoh-registry\r\n"
-                                            "Content-Type: " + r.content_type + "\r\nContent-Length: " +
-                                            std::to_string(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body);
+  const HttpResponse answer = ErrorResponse(503, why);
+  auto res = std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, 11);
+  SetHeaders(*res, answer, /*keep_alive=*/false);
+  res->body() = answer.body;
+  res->prepare_payload();
   stream->expires_after(std::chrono::seconds(5));
-  stream->async_write_some(asio::buffer(*text), [stream, text](beast::error_code, size_t) {
+  http::async_write(*stream, *res, [stream, res](beast::error_code, size_t) {
     beast::error_code ec;
     stream->socket().shutdown(tcp::socket::shutdown_send, ec);
   });
