@@ -116,7 +116,7 @@ TEST(TensorCoreMeasure, SecondPassTakesEveryNthFromTheOffset) {
 // planned program of its GPU's architecture, timed, with its hardware.
 TEST(TensorCoreMeasure, CommittedMeasurementsArePlannedProgramsOfTheirGpu) {
   const std::string dir = std::string(UCMOH_SOURCE_DIR) + "/data/tensorcore/";
-  for (const char* gpu : {"nvidia-h100-80gb-hbm3", "nvidia-h200"}) {
+  for (const char* gpu : {"nvidia-h100-80gb-hbm3", "nvidia-h100-80gb-hbm3.card2", "nvidia-h200"}) {
     auto records = ReadRecordsFile(dir + gpu + ".jsonl.gz");
     ASSERT_TRUE(records.ok()) << records.status().message();
     ASSERT_EQ(records->size(), 27u * MeasuredKernels().size()) << gpu;
