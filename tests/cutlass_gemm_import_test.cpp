@@ -14,6 +14,7 @@
 #include "gpu_architecture.h"
 #include "operation_name.h"
 #include "program.h"
+#include "ucmoh/hardware_json.h"
 
 namespace ucmoh::tensorcore {
 namespace {
@@ -160,6 +161,49 @@ TEST_F(CutlassGemmImport, OtherLayoutsAndKindsStopTheImportWithFileAndLine) {
   ASSERT_FALSE(records.ok());
   EXPECT_NE(records.status().message().find("missing column 'conv_kind' (conv2d profiler output) or 'gemm_kind'"),
             std::string::npos);
+}
+
+// PATH.gpu.json beside a profiler CSV names the GPU its rows ran on: the
+// records carry it, kernels are validated on its architecture, and a GPU the
+// plugin does not model is refused by name.
+TEST_F(CutlassGemmImport, AGpuJsonBesideTheFileNamesTheRowsGpu) {
+  const std::string path = Write(kHeader, {GemmRow{}});
+  auto rtx = ImportCutlassCsv(path);
+  ASSERT_TRUE(rtx.ok()) << rtx.status().message();
+  EXPECT_EQ(rtx->front().hardware.model, "NVIDIA GeForce RTX 3070 (GA104, Ampere, sm_86)");
+  EXPECT_EQ(std::get<std::string>(rtx->front().provenance.details.at("device")), kCutlassDevice);
+
+  HardwareParams a100 = rtx->front().hardware;
+  a100.model = "NVIDIA A100-SXM4-80GB (sm_80)";
+  a100.cores = 108;
+  a100.flags = {"sm_80", "mma.sync", "ldmatrix", "cp.async"};
+  std::ofstream(path + ".gpu.json") << HardwareToJson(a100).dump(2);
+  auto records = ImportCutlassCsv(path);
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  EXPECT_EQ(records->front().hardware, a100);
+  EXPECT_EQ(std::get<std::string>(records->front().provenance.details.at("device")), a100.model);
+  EXPECT_EQ(records->front().provenance.details.count("source_repo"), 0u);
+
+  HardwareParams turing = a100;
+  turing.model = "Tesla T4 (sm_75)";
+  turing.flags = {"sm_75", "mma.sync", "ldmatrix"};
+  std::ofstream(path + ".gpu.json") << HardwareToJson(turing).dump(2);
+  auto on_turing = ImportCutlassCsv(path);  // s16816 is an sm_80 instruction
+  ASSERT_FALSE(on_turing.ok());
+  EXPECT_NE(on_turing.status().message().find("gemm.csv:2: "), std::string::npos) << on_turing.status().message();
+  EXPECT_NE(on_turing.status().message().find("sm_75"), std::string::npos) << on_turing.status().message();
+
+  HardwareParams volta = a100;
+  volta.flags = {"sm_70"};
+  std::ofstream(path + ".gpu.json") << HardwareToJson(volta).dump(2);
+  auto unknown = ImportCutlassCsv(path);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("gemm.csv.gpu.json"), std::string::npos) << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("sm_70"), std::string::npos) << unknown.status().message();
+  std::ofstream(path + ".gpu.json") << "{not json";
+  auto broken = ImportCutlassCsv(path);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("gemm.csv.gpu.json: not JSON"), std::string::npos);
 }
 
 }  // namespace

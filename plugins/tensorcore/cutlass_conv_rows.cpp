@@ -140,7 +140,7 @@ Status CheckOperationAgreesWithRow(const CsvRowReader& row, const std::string& n
   return Status::Ok();
 }
 
-Expected<Record> ReadRecord(const CsvRowReader& row, const ConvColumns& cols, const std::string& source) {
+Expected<Record> ReadRecord(const CsvRowReader& row, const ConvColumns& cols, const ImportOrigin& origin) {
   auto kind = ReadKernelKind(row, cols);
   if (!kind.ok()) return kind.status();
   auto op = ParseOperationName(row.Text(cols.kernel.operation));
@@ -153,21 +153,21 @@ Expected<Record> ReadRecord(const CsvRowReader& row, const ConvColumns& cols, co
   if (!config.ok()) return config.status();
   UCMOH_RETURN_IF_ERROR(CheckOperationAgreesWithRow(row, row.Text(cols.kernel.operation), *op, *problem, *config));
   UCMOH_RETURN_IF_ERROR(CheckNameTile(row, cols.kernel, *op, *config));
-  const GpuArchitecture& arch = DefaultArchitecture();  // the data's GPU (kCutlassDevice)
+  const GpuArchitecture& arch = *origin.arch;
   UCMOH_RETURN_IF_ERROR(ValidateProgram(*problem, **intrinsic, *config, EstimateResources(*config, **intrinsic, arch), arch)
                             .WithContext(row.Where()));
-  return ImportedRecord(row, cols.kernel, source, **intrinsic,
+  return ImportedRecord(row, cols.kernel, origin, **intrinsic,
                         MakeConvTask(IsResnet50Layer(*problem) ? kResnet50Suite : kOtherSuite, *problem, **intrinsic),
                         ScheduleParams(*config, **intrinsic, problem->kind));
 }
 
 }  // namespace
 
-Expected<std::vector<Record>> ImportConvRows(const CsvTable& table, const std::string& source) {
+Expected<std::vector<Record>> ImportConvRows(const CsvTable& table, const ImportOrigin& origin) {
   auto cols = ResolveConvColumns(table);
   if (!cols.ok()) return cols.status();
   return RecordsOfRowsThatRan(table, cols->kernel,
-                              [&](const CsvRowReader& row) { return ReadRecord(row, *cols, source); });
+                              [&](const CsvRowReader& row) { return ReadRecord(row, *cols, origin); });
 }
 
 }  // namespace ucmoh::tensorcore

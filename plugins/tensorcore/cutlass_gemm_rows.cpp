@@ -103,7 +103,7 @@ Status CheckNameAgrees(const CsvRowReader& row, const GemmColumns& cols, const O
   return Status::Ok();
 }
 
-Expected<Record> ReadGemmRecord(const CsvRowReader& row, const GemmColumns& cols, const std::string& source) {
+Expected<Record> ReadGemmRecord(const CsvRowReader& row, const GemmColumns& cols, const ImportOrigin& origin) {
   UCMOH_RETURN_IF_ERROR(CheckGemmKind(row, cols));
   auto op = ParseOperationName(row.Text(cols.kernel.operation));
   if (!op.ok()) return op.status().WithContext(row.Where());
@@ -116,22 +116,22 @@ Expected<Record> ReadGemmRecord(const CsvRowReader& row, const GemmColumns& cols
   if (!config.ok()) return config.status();
   config->optimized_iterator = true;  // a GEMM's operand iterators step pointers; they never divide
   UCMOH_RETURN_IF_ERROR(CheckNameTile(row, cols.kernel, *op, *config));
-  const GpuArchitecture& arch = DefaultArchitecture();  // the data's GPU (kCutlassDevice)
+  const GpuArchitecture& arch = *origin.arch;
   UCMOH_RETURN_IF_ERROR(
       ValidateProgram(*problem, **intrinsic, *config, EstimateResources(*config, **intrinsic, arch), arch)
           .WithContext(row.Where()));
   const char* suite = IsBertGemm(*problem) ? kBertSuite : kGemmSuite;
-  return ImportedRecord(row, cols.kernel, source, **intrinsic, MakeConvTask(suite, *problem, **intrinsic),
+  return ImportedRecord(row, cols.kernel, origin, **intrinsic, MakeConvTask(suite, *problem, **intrinsic),
                         ScheduleParams(*config, **intrinsic, ConvKind::kFprop));
 }
 
 }  // namespace
 
-Expected<std::vector<Record>> ImportGemmRows(const CsvTable& table, const std::string& source) {
+Expected<std::vector<Record>> ImportGemmRows(const CsvTable& table, const ImportOrigin& origin) {
   auto cols = ResolveGemmColumns(table);
   if (!cols.ok()) return cols.status();
   return RecordsOfRowsThatRan(table, cols->kernel,
-                              [&](const CsvRowReader& row) { return ReadGemmRecord(row, *cols, source); });
+                              [&](const CsvRowReader& row) { return ReadGemmRecord(row, *cols, origin); });
 }
 
 }  // namespace ucmoh::tensorcore

@@ -17,7 +17,10 @@ constexpr const char* kCutlassDevice = "NVIDIA GeForce RTX 3070";
 
 // One record per row that ran (Status "success" and Disposition "passed",
 // "incorrect" or "not_verified"); rows whose kernel did not run are skipped.
-// Any malformed row fails the whole import with "file:line: ...".
+// Any malformed row fails the whole import with "file:line: ...". The rows'
+// GPU is described by PATH.gpu.json beside the file (a record's "hardware"
+// object: `tensorcore-measure --describe-gpu` writes it) or, without one, is
+// the public data's RTX 3070 (kCutlassDevice).
 Expected<std::vector<Record>> ImportCutlassCsv(const std::string& path);
 
 }  // namespace ucmoh::tensorcore

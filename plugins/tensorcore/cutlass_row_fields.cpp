@@ -1,7 +1,6 @@
 #include "cutlass_row_fields.h"
 
 #include "cutlass_importer.h"
-#include "hardware.h"
 
 namespace ucmoh::tensorcore {
 
@@ -104,7 +103,7 @@ Status CheckNameTile(const CsvRowReader& row, const KernelColumns& cols, const O
                            " but the cta_m, cta_n, cta_k and stages columns say " + columns);
 }
 
-Expected<Record> ImportedRecord(const CsvRowReader& row, const KernelColumns& cols, const std::string& source,
+Expected<Record> ImportedRecord(const CsvRowReader& row, const KernelColumns& cols, const ImportOrigin& origin,
                                 const TensorCoreIntrinsic& intrinsic, Task task, ParamMap schedule) {
   auto runtime_ms = row.Real(cols.runtime);
   if (!runtime_ms.ok()) return runtime_ms.status();
@@ -126,17 +125,17 @@ Expected<Record> ImportedRecord(const CsvRowReader& row, const KernelColumns& co
   const double seconds = *runtime_ms / 1000.0;
   record.latency = LatencyStats{seconds, seconds, seconds, 0.0, 1};
   record.provenance.kind = "imported";
-  record.provenance.source = source;
+  record.provenance.source = origin.source;
   record.provenance.details = {
       {"line", row.line()},
-      {"device", std::string(kCutlassDevice)},
-      {"source_repo", std::string(kCutlassSourceRepo)},
+      {"device", origin.public_data ? std::string(kCutlassDevice) : origin.hardware.model},
       {"disposition", row.Text(cols.disposition)},
       {"flops", *flops},
       {"bytes", *bytes},
       {"gflops", *gflops},
   };
-  record.hardware = TensorCoreTarget().hardware;  // the data's GPU (kCutlassDevice)
+  if (origin.public_data) record.provenance.details["source_repo"] = std::string(kCutlassSourceRepo);
+  record.hardware = origin.hardware;
   return record;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "csv_table.h"
+#include "cutlass_rows.h"
 #include "intrinsics.h"
 #include "kernel_config.h"
 #include "operation_name.h"
@@ -56,8 +57,8 @@ Status CheckNameTile(const CsvRowReader& row, const KernelColumns& cols, const O
                      const KernelConfig& config);
 
 // The record of a row: runtime (the profiler's mean, in ms), flops, bytes
-// and GFLOPs read, provenance "imported" from `source` with the data's GPU.
-Expected<Record> ImportedRecord(const CsvRowReader& row, const KernelColumns& cols, const std::string& source,
+// and GFLOPs read, provenance "imported" from the origin's file, with its GPU.
+Expected<Record> ImportedRecord(const CsvRowReader& row, const KernelColumns& cols, const ImportOrigin& origin,
                                 const TensorCoreIntrinsic& intrinsic, Task task, ParamMap schedule);
 
 // One record per row that ran (KernelRan), each from read(row); the first

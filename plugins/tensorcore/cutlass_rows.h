@@ -8,12 +8,22 @@
 #include <vector>
 
 #include "csv_table.h"
+#include "gpu_architecture.h"
 #include "ucmoh/record.h"
 #include "ucmoh/status.h"
 
 namespace ucmoh::tensorcore {
 
-Expected<std::vector<Record>> ImportConvRows(const CsvTable& table, const std::string& source);
-Expected<std::vector<Record>> ImportGemmRows(const CsvTable& table, const std::string& source);
+// Where a file's rows come from: its name, and the GPU that ran them (its
+// hardware and architecture, which validates every kernel).
+struct ImportOrigin {
+  std::string source;  // the file's basename
+  HardwareParams hardware;
+  const GpuArchitecture* arch = nullptr;
+  bool public_data = true;  // the RTX 3070 of ../shared/data (no PATH.gpu.json)
+};
+
+Expected<std::vector<Record>> ImportConvRows(const CsvTable& table, const ImportOrigin& origin);
+Expected<std::vector<Record>> ImportGemmRows(const CsvTable& table, const ImportOrigin& origin);
 
 }  // namespace ucmoh::tensorcore

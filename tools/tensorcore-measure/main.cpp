@@ -7,6 +7,7 @@
 //   tensorcore-measure -o OUT.jsonl [--suites resnet50,bert] [--intrinsics tensorcore.s16816,...]
 //                      [--second-pass-every 10 --second-pass-out SECOND.jsonl] [--limit N]
 //   tensorcore-measure --plan-only --arch sm_90     (no GPU needed: what would be measured)
+//   tensorcore-measure --describe-gpu > PROFILE.csv.gpu.json   (this GPU, for `registry import cutlass`)
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "gpu_architecture.h"
 #include "gpu_hardware.h"
 #include "measurement_plan.h"
+#include "ucmoh/hardware_json.h"
 #include "ucmoh/record_json.h"
 
 namespace {
@@ -35,6 +37,7 @@ struct Args {
   size_t second_every = 0;
   size_t limit = 0;
   bool plan_only = false;
+  bool describe_gpu = false;
 };
 
 int Fail(const std::string& message) {
@@ -136,10 +139,19 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", args.protocol.repeats, "Timed batches")->capture_default_str();
   app.add_option("--min-batch-ms", args.protocol.min_batch_ms, "Shortest timed batch")->capture_default_str();
   app.add_flag("--plan-only", args.plan_only, "Print what would be measured on --arch, touch no GPU");
+  app.add_flag("--describe-gpu", args.describe_gpu,
+               "Print this GPU's hardware as records carry it (save as PROFILE.csv.gpu.json beside CUTLASS "
+               "profiler output, for `registry import cutlass`)");
   app.add_option("--arch", args.arch, "With --plan-only: sm_75, sm_80, sm_86, sm_89 or sm_90");
   CLI11_PARSE(app, argc, argv);
 
   if (args.plan_only) return PlanOnly(args);
+  if (args.describe_gpu) {
+    auto hw = ReadGpuHardware(args.device);
+    if (!hw.ok()) return Fail(hw.status().message());
+    std::printf("%s\n", HardwareToJson(*hw).dump(2).c_str());
+    return 0;
+  }
   if (args.out.empty()) return Fail("-o OUT.jsonl is required");
   if (args.second_every > 0 && args.second_out.empty()) return Fail("--second-pass-every needs --second-pass-out");
   auto hw = ReadGpuHardware(args.device);
