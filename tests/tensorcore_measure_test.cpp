@@ -91,6 +91,25 @@ TEST(TensorCoreMeasure, SuitesAndIntrinsicsNarrowThePlanAndUnknownOnesAreRefused
   EXPECT_NE(bad_intrinsic.status().message().find("unknown intrinsic 'tensorcore.h8'"), std::string::npos);
 }
 
+TEST(TensorCoreMeasure, BatchesWidenTheSuites) {
+  PlanOptions options;
+  options.intrinsics = {"tensorcore.h1688"};
+  options.resnet50_batches = {32, 128};
+  options.bert_batches = {1, 4, 16, 64};
+  auto plan = PlanMeasurements(options, Arch(90));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::set<int64_t> resnet_batches, bert_tokens;
+  for (const PlannedMeasurement& m : *plan)
+    (m.problem.h == 1 ? bert_tokens : resnet_batches).insert(m.problem.n);
+  EXPECT_EQ(resnet_batches, (std::set<int64_t>{32, 128}));
+  EXPECT_EQ(bert_tokens, (std::set<int64_t>{128, 512, 2048, 8192}));
+  EXPECT_EQ(plan->size(), (19u * 2 + 4u * 4) * 16u);  // 16 h1688 kernels, all valid
+  options.bert_batches = {0};
+  auto bad = PlanMeasurements(options, Arch(90));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("batch 0 must be positive"), std::string::npos);
+}
+
 TEST(TensorCoreMeasure, BertGemmsAreOneByOneConvsWhoseImplicitGemmIsTheGemm) {
   const auto gemms = BertGemms("f16", "f32", "f32");
   ASSERT_EQ(gemms.size(), 8u);
@@ -116,10 +135,15 @@ TEST(TensorCoreMeasure, SecondPassTakesEveryNthFromTheOffset) {
 // planned program of its GPU's architecture, timed, with its hardware.
 TEST(TensorCoreMeasure, CommittedMeasurementsArePlannedProgramsOfTheirGpu) {
   const std::string dir = std::string(UCMOH_SOURCE_DIR) + "/data/tensorcore/";
-  for (const char* gpu : {"nvidia-h100-80gb-hbm3", "nvidia-h100-80gb-hbm3.card2", "nvidia-h200"}) {
+  // The default suites (27 problems), and ResNet-50 at batch 32 and 128 with
+  // BERT at batch 1, 4, 16 and 64 (54 problems).
+  const std::pair<const char*, size_t> files[] = {
+      {"nvidia-h100-80gb-hbm3", 27}, {"nvidia-h100-80gb-hbm3.card2", 27}, {"nvidia-h200", 27},
+      {"nvidia-h100-80gb-hbm3.batches", 54}, {"nvidia-h200.batches", 54}};
+  for (const auto& [gpu, problems] : files) {
     auto records = ReadRecordsFile(dir + gpu + ".jsonl.gz");
     ASSERT_TRUE(records.ok()) << records.status().message();
-    ASSERT_EQ(records->size(), 27u * MeasuredKernels().size()) << gpu;
+    ASSERT_EQ(records->size(), problems * MeasuredKernels().size()) << gpu;
     std::set<std::string> kernels;
     for (const auto& numbered : *records) {
       const Record& r = numbered.record;

@@ -5,7 +5,6 @@ namespace ucmoh::tensorcore {
 namespace {
 
 constexpr int64_t kSequence = 128;
-constexpr int64_t kBatches[] = {8, 32};
 struct Gemm {
   int64_t in, out;
 };
@@ -14,9 +13,9 @@ constexpr Gemm kGemms[] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}};
 }  // namespace
 
 std::vector<ConvProblem> BertGemms(const std::string& in_type, const std::string& acc_type,
-                                   const std::string& out_type) {
+                                   const std::string& out_type, const std::vector<int64_t>& batches) {
   std::vector<ConvProblem> problems;
-  for (int64_t batch : kBatches)
+  for (int64_t batch : batches)
     for (const Gemm& gemm : kGemms) {
       ConvProblem p;
       p.n = batch * kSequence;

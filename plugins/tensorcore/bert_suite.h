@@ -14,10 +14,11 @@ namespace ucmoh::tensorcore {
 
 constexpr const char* kBertSuite = "bert";
 
+// At sequence 128 and each of `batches` (default 8 and 32).
 std::vector<ConvProblem> BertGemms(const std::string& in_type, const std::string& acc_type,
-                                   const std::string& out_type);
+                                   const std::string& out_type, const std::vector<int64_t>& batches = {8, 32});
 
-// Whether a problem is one of those GEMMs (types aside).
+// Whether a problem is one of those GEMMs at the default batches (types aside).
 bool IsBertGemm(const ConvProblem& problem);
 
 }  // namespace ucmoh::tensorcore

@@ -18,11 +18,9 @@ constexpr LayerShape kLayers[] = {
     {14, 1024, 2048, 1, 2, 0}, {7, 512, 512, 3, 1, 1},    {7, 512, 2048, 1, 1, 0},
     {7, 2048, 512, 1, 1, 0},
 };
-constexpr int64_t kBatch = 256;
-
-ConvProblem Layer(const LayerShape& l) {
+ConvProblem Layer(const LayerShape& l, int64_t batch = kResnet50Batch) {
   ConvProblem p;
-  p.n = kBatch;
+  p.n = batch;
   p.h = p.w = l.hw;
   p.c = l.c;
   p.k = l.k;
@@ -43,10 +41,10 @@ bool SameShape(const ConvProblem& a, const ConvProblem& b) {
 }  // namespace
 
 std::vector<ConvProblem> Resnet50Layers(const std::string& in_type, const std::string& acc_type,
-                                        const std::string& out_type) {
+                                        const std::string& out_type, int64_t batch) {
   std::vector<ConvProblem> layers;
   for (const LayerShape& shape : kLayers) {
-    ConvProblem p = Layer(shape);
+    ConvProblem p = Layer(shape, batch);
     p.in_type = in_type;
     p.acc_type = acc_type;
     p.out_type = out_type;

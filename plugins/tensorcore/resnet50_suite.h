@@ -10,11 +10,13 @@ namespace ucmoh::tensorcore {
 
 constexpr const char* kResnet50Suite = "resnet50";
 
-// The layers in the given data types (p and q filled in).
-std::vector<ConvProblem> Resnet50Layers(const std::string& in_type, const std::string& acc_type,
-                                        const std::string& out_type);
+constexpr int64_t kResnet50Batch = 256;  // the public data's batch
 
-// Whether a problem is one of those layers (types aside).
+// The layers in the given data types (p and q filled in), at `batch` images.
+std::vector<ConvProblem> Resnet50Layers(const std::string& in_type, const std::string& acc_type,
+                                        const std::string& out_type, int64_t batch = kResnet50Batch);
+
+// Whether a problem is one of those layers at batch 256 (types aside).
 bool IsResnet50Layer(const ConvProblem& problem);
 
 }  // namespace ucmoh::tensorcore

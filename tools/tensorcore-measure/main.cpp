@@ -131,6 +131,10 @@ int main(int argc, char** argv) {
   app.add_option("--suites", args.plan.suites, "Task suites: resnet50, bert")->delimiter(',')->capture_default_str();
   app.add_option("--intrinsics", args.plan.intrinsics, "Only these intrinsics (default: every one the GPU has)")
       ->delimiter(',');
+  app.add_option("--resnet50-batches", args.plan.resnet50_batches, "Images per ResNet-50 layer")
+      ->delimiter(',')->capture_default_str();
+  app.add_option("--bert-batches", args.plan.bert_batches, "Sequences of 128 tokens per BERT GEMM")
+      ->delimiter(',')->capture_default_str();
   app.add_option("--device", args.device, "CUDA device index")->capture_default_str();
   app.add_option("--second-pass-every", args.second_every, "Re-measure every N-th planned kernel (10: 10 %)");
   app.add_option("--second-pass-out", args.second_out, "Records of the second pass");

@@ -11,11 +11,21 @@ namespace ucmoh::tensorcore::measure {
 
 namespace {
 
-Expected<std::vector<ConvProblem>> SuiteProblems(const std::string& suite, const TensorCoreIntrinsic& intrinsic) {
+Expected<std::vector<ConvProblem>> SuiteProblems(const std::string& suite, const TensorCoreIntrinsic& intrinsic,
+                                                 const PlanOptions& options) {
   const IntrinsicInfo& info = intrinsic.info;
+  for (const auto& batches : {options.resnet50_batches, options.bert_batches})
+    for (int64_t batch : batches)
+      if (batch < 1) return Status::InvalidArgument("batch " + std::to_string(batch) + " must be positive");
   // The output is written in the accumulator type, as in the public CUTLASS data.
-  if (suite == kResnet50Suite) return Resnet50Layers(info.input_type, info.accum_type, info.accum_type);
-  if (suite == kBertSuite) return BertGemms(info.input_type, info.accum_type, info.accum_type);
+  if (suite == kResnet50Suite) {
+    std::vector<ConvProblem> problems;
+    for (int64_t batch : options.resnet50_batches)
+      for (ConvProblem& p : Resnet50Layers(info.input_type, info.accum_type, info.accum_type, batch))
+        problems.push_back(p);
+    return problems;
+  }
+  if (suite == kBertSuite) return BertGemms(info.input_type, info.accum_type, info.accum_type, options.bert_batches);
   return Status::InvalidArgument("unknown suite '" + suite + "' (tensorcore-measure has resnet50, bert)");
 }
 
@@ -42,7 +52,7 @@ Expected<std::vector<PlannedMeasurement>> PlanMeasurements(const PlanOptions& op
   std::vector<PlannedMeasurement> plan;
   for (const std::string& suite : options.suites) {
     for (const TensorCoreIntrinsic* intrinsic : *intrinsics) {
-      auto problems = SuiteProblems(suite, *intrinsic);
+      auto problems = SuiteProblems(suite, *intrinsic, options);
       if (!problems.ok()) return problems.status();
       if (!CheckIntrinsicRuns(*intrinsic, arch).ok()) continue;
       for (const ConvProblem& problem : *problems)

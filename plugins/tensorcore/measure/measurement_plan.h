@@ -20,6 +20,8 @@ namespace ucmoh::tensorcore::measure {
 struct PlanOptions {
   std::vector<std::string> suites = {"resnet50", "bert"};
   std::vector<std::string> intrinsics;  // full names; empty: all six
+  std::vector<int64_t> resnet50_batches = {256};  // images per ResNet-50 layer
+  std::vector<int64_t> bert_batches = {8, 32};    // sequences of 128 tokens per BERT GEMM
 };
 
 struct PlannedMeasurement {
@@ -29,7 +31,7 @@ struct PlannedMeasurement {
   ParamMap schedule;    // ScheduleParams(kernel config)
 };
 
-// An unknown suite or intrinsic is InvalidArgument naming it and the known ones.
+// An unknown suite or intrinsic, or a batch below 1, is InvalidArgument naming it.
 Expected<std::vector<PlannedMeasurement>> PlanMeasurements(const PlanOptions& options, const GpuArchitecture& arch);
 
 // Every `every`-th index of a plan of `count` measurements, starting at
