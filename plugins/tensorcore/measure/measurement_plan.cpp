@@ -14,9 +14,6 @@ namespace {
 Expected<std::vector<ConvProblem>> SuiteProblems(const std::string& suite, const TensorCoreIntrinsic& intrinsic,
                                                  const PlanOptions& options) {
   const IntrinsicInfo& info = intrinsic.info;
-  for (const auto& batches : {options.resnet50_batches, options.bert_batches})
-    for (int64_t batch : batches)
-      if (batch < 1) return Status::InvalidArgument("batch " + std::to_string(batch) + " must be positive");
   // The output is written in the accumulator type, as in the public CUTLASS data.
   if (suite == kResnet50Suite) {
     std::vector<ConvProblem> problems;
@@ -47,6 +44,9 @@ Expected<std::vector<const TensorCoreIntrinsic*>> ChosenIntrinsics(const PlanOpt
 }  // namespace
 
 Expected<std::vector<PlannedMeasurement>> PlanMeasurements(const PlanOptions& options, const GpuArchitecture& arch) {
+  for (const auto* batches : {&options.resnet50_batches, &options.bert_batches})
+    for (int64_t batch : *batches)
+      if (batch < 1) return Status::InvalidArgument("batch " + std::to_string(batch) + " must be positive");
   auto intrinsics = ChosenIntrinsics(options);
   if (!intrinsics.ok()) return intrinsics.status();
   std::vector<PlannedMeasurement> plan;
