@@ -40,6 +40,27 @@ collect --work "$work/w" -o "$work/ms.jsonl" 2> "$work/log2.txt" || { tail -n 5 
 ! grep -q "Sending .* sample(s) to builder" "$work/log2.txt" || { echo "FAIL: a rerun measured again"; exit 1; }
 [[ $(sha256sum < "$work/ms.jsonl") == "$before" ]] || { echo "FAIL: a rerun changed the records"; exit 1; }
 
+# 2b. A larger --per-task extends the finished tasks: more records, each once,
+# the first round's among them; then a rerun measures nothing.
+"$registry" collect metaschedule --tasks "$tasks" --per-task 12 --random 8 --work "$work/w" -o "$work/more.jsonl" 2> "$work/log5.txt" || { tail -n 5 "$work/log5.txt"; exit 1; }
+grep -q "(round 2)" "$work/log5.txt" || { echo "FAIL: --per-task 12 did not extend the finished tasks"; exit 1; }
+[[ $(wc -l < "$work/more.jsonl") -gt $records ]] || { echo "FAIL: the extension added no record"; exit 1; }
+[[ $(sort "$work/more.jsonl" | uniq -d | wc -l) -eq 0 ]] || { echo "FAIL: the extension wrote a record twice"; exit 1; }
+same() { sed 's/"program":[0-9]*//' "$@" | sort; }  # a record's line number in the output aside
+[[ $(comm -12 <(same "$work/ms.jsonl") <(same "$work/more.jsonl") | wc -l) -eq $records ]] || { echo "FAIL: the extension lost first-round records"; exit 1; }
+"$registry" collect metaschedule --tasks "$tasks" --per-task 12 --random 8 --work "$work/w" -o "$work/more2.jsonl" 2> "$work/log6.txt"
+! grep -q "Sending .* sample(s) to builder" "$work/log6.txt" || { echo "FAIL: a rerun of the extension measured again"; exit 1; }
+
+# 2c. int8 (VNNI, where this CPU has it): no candidate TVM cannot build reaches
+# the builder (ucmoh.tvm.vnni.RejectVectorizedTensorize; without it about half
+# of this task's candidates failed with "Cannot broadcast lanes=16").
+if grep -q avx512_vnni /proc/cpuinfo; then
+  "$registry" collect metaschedule --dtype int8 --tasks bert_base.dense.m128n768k768.bias.int8 --per-task 16 --random 16 \
+    --work "$work/i8" -o "$work/i8.jsonl" 2> "$work/log7.txt" || { tail -n 5 "$work/log7.txt"; exit 1; }
+  ! grep -q "Cannot broadcast" "$work/i8"/*/summary.json || { echo "FAIL: int8 candidates vectorized around VNNI reached the builder"; exit 1; }
+  [[ $(wc -l < "$work/i8.jsonl") -ge 14 ]] || { echo "FAIL: $(wc -l < "$work/i8.jsonl") of 16 int8 candidates measured"; exit 1; }
+fi
+
 # 3. SIGKILL after the first task finished, then a restart: every candidate once.
 "$registry" collect metaschedule --tasks "$tasks" --per-task 8 --random 8 --work "$work/k" -o "$work/killed.jsonl" \
   2> "$work/log3.txt" &

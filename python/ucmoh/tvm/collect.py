@@ -24,7 +24,11 @@ candidate: the data can be re-featurized without measuring again) and, when
 it is complete, `summary.json` (written last, by rename: a task is done
 exactly once, a killed collector redoes only the unfinished task; it counts
 the measured candidates and the failed builds / runs by reason, and the
-seconds spent). The output is converted from the databases every time (so a
+seconds spent). A rerun with a larger --per-task extends finished tasks: an
+`extend-N` round copies the task's database, tunes on from it (its search
+starts from the best measured) up to N trials, and is finished, and used,
+only once its own summary.json is written; a candidate measured twice counts
+once. The output is converted from the databases every time (so a
 better converter re-featurizes old data without measuring again), with the
 converter's refusals counted by reason. Failed candidates are counted, never
 written as latencies.
@@ -172,26 +176,79 @@ def convert(task, task_dir, target):
     return programs, refused, form
 
 
+def finished_dir(task_dir):
+    """Where a finished task's records are: its largest finished extension
+    (extend-N: the earlier rounds' database copied, then tuned on to N trials),
+    else the task directory itself; None while the task is unfinished."""
+    if not os.path.exists(os.path.join(task_dir, "summary.json")):
+        return None
+    extensions = [(int(name.split("-", 1)[1]), name) for name in os.listdir(task_dir)
+                  if name.startswith("extend-") and os.path.exists(os.path.join(task_dir, name, "summary.json"))]
+    return os.path.join(task_dir, max(extensions)[1]) if extensions else task_dir
+
+
 def collect_task(task, args, target, seed):
-    """Tunes one task into its directory; writes summary.json last (the mark of a finished task)."""
+    """Tunes one task to args.per_task trials: a first round into its
+    directory, or, for a task finished with fewer trials, an extension round
+    that starts from its database (so the search starts from what it has
+    measured). Returns the round's summary, or None when nothing was left to do."""
     task_dir = os.path.join(args.work, task.name)
-    shutil.rmtree(task_dir, ignore_errors=True)  # an unfinished task from a killed run starts again
-    os.makedirs(task_dir)
+    done = finished_dir(task_dir)
+    if done is None:
+        shutil.rmtree(task_dir, ignore_errors=True)  # an unfinished task from a killed run starts again
+        return _tune_round(task, args, target, seed, task_dir, args.per_task, None)
+    with open(os.path.join(done, "summary.json")) as f:
+        earlier = json.load(f)
+    if _trials(earlier) >= args.per_task:
+        return None
+    extension = os.path.join(task_dir, f"extend-{args.per_task}")
+    shutil.rmtree(extension, ignore_errors=True)
+    return _tune_round(task, args, target, seed + 7919, extension, args.per_task - _trials(earlier), earlier,
+                       copy_from=done)
+
+
+def _space(mod, target, dtype):
+    """MetaSchedule's default design space; for int8 (VNNI) without the
+    candidates TVM cannot build (ucmoh.tvm.vnni.space)."""
+    if dtype != "int8":
+        return "post-order-apply"
+    from .vnni import space
+    return space(mod, target)
+
+
+def _trials(summary):
+    """The trials a finished task was tuned for (the earliest collector's
+    summaries did not say: every trial was measured or failed)."""
+    return summary.get("per_task", summary["measured"] + sum(summary["failed"].values()))
+
+
+def _tune_round(task, args, target, seed, round_dir, trials, earlier, copy_from=None):
+    """One tuning round into round_dir; writes summary.json last (the mark of
+    a finished round), its counts cumulative over the task's rounds."""
+    os.makedirs(round_dir)
+    if copy_from:
+        for name in ("database_workload.json", "database_tuning_record.json"):
+            shutil.copyfile(os.path.join(copy_from, name), os.path.join(round_dir, name))
     failures = FailureLog()
     start = time.perf_counter()
-    ms.tune_tir(tvm.IRModule({"main": task.prim_func()}), target, task_dir, max_trials_global=args.per_task,
+    mod = tvm.IRModule({"main": task.prim_func()})
+    ms.tune_tir(mod, target, round_dir, max_trials_global=trials, space=_space(mod, target, args.dtype),
                 num_trials_per_iter=args.batch, builder=_builder(args), runner=_runner(args),
-                cost_model=ms.cost_model.XGBModel(num_warmup_samples=args.random, num_tuning_cores=1),
+                cost_model=ms.cost_model.XGBModel(num_warmup_samples=min(args.random, trials), num_tuning_cores=1),
                 strategy=ms.search_strategy.EvolutionarySearch(population_size=args.population),
                 measure_callbacks=MeasureCallback.create("default") + [failures],
                 num_tuning_cores=1, seed=seed)
+    failed = collections.Counter(earlier["failed"] if earlier else {})
+    failed.update(failures.reasons)
     summary = {"task": task.name, "weights": task.weights, "flops": task.flops(),
-               "measured": sum(1 for _ in measured_records(task_dir)), "failed": dict(failures.reasons),
-               "tune_s": time.perf_counter() - start, "per_task": args.per_task, "random": args.random,
+               "measured": sum(1 for _ in measured_records(round_dir)), "failed": dict(failed),
+               "tune_s": time.perf_counter() - start + (earlier["tune_s"] if earlier else 0.0),
+               "per_task": (_trials(earlier) if earlier else 0) + trials, "random": args.random,
+               "rounds": (earlier.get("rounds", 1) if earlier else 0) + 1,
                "target": str(target), "rpc": bool(args.rpc), "tvm": tvm.__version__,
                "protocol": {"number": args.number, "repeat": args.repeat, "min_repeat_ms": args.min_repeat_ms,
                             "cache_flush": False, "threads": 1}}
-    _write_atomic(os.path.join(task_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
+    _write_atomic(os.path.join(round_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
     return summary
 
 
@@ -203,7 +260,7 @@ def remeasure_task(task, args, target):
     path = os.path.join(task_dir, "remeasure.json")
     if os.path.exists(path):
         return json.load(open(path))
-    chosen = list(measured_records(task_dir))
+    chosen = list(measured_records(finished_dir(task_dir)))
     inputs = [r.as_measure_candidate() for r, _ in chosen]
     built = _builder(args).build([ms.builder.BuilderInput(c.sch.mod, target) for c in inputs])
     ran = [None] * len(built)
@@ -311,7 +368,7 @@ def main(argv=None):
     if args.random > args.per_task:
         return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
     if args.finished_only:  # assemble what a (running) collection has finished; measure nothing
-        chosen = [t for t in chosen if os.path.exists(os.path.join(args.work, t.name, "summary.json"))]
+        chosen = [t for t in chosen if finished_dir(os.path.join(args.work, t.name))]
     if args.dtype == "int8":
         from .vnni import register
         register()
@@ -319,10 +376,10 @@ def main(argv=None):
     os.makedirs(args.work, exist_ok=True)
     totals = collections.Counter()
     for i, task in enumerate(chosen):
-        if not os.path.exists(os.path.join(args.work, task.name, "summary.json")):
-            s = collect_task(task, args, target, args.seed + i)
-            print(f"{task.name}: {s['measured']} measured, {sum(s['failed'].values())} failed, {s['tune_s']:.0f} s",
-                  file=sys.stderr, flush=True)
+        s = None if args.finished_only else collect_task(task, args, target, args.seed + i)
+        if s:
+            print(f"{task.name}: {s['measured']} measured, {sum(s['failed'].values())} failed, {s['tune_s']:.0f} s"
+                  + (f" (round {s['rounds']})" if s["rounds"] > 1 else ""), file=sys.stderr, flush=True)
         if args.remeasure_every and i % args.remeasure_every == 0:
             totals["remeasured"] += len(remeasure_task(task, args, target)["pairs"])
     # Every finished task's database is converted again here, so a better
@@ -330,9 +387,10 @@ def main(argv=None):
     # is assembled from finished tasks only, and replaced whole.
     lines, forms = [], []
     for task in chosen:
-        with open(os.path.join(args.work, task.name, "summary.json")) as f:
+        done = finished_dir(os.path.join(args.work, task.name))
+        with open(os.path.join(done, "summary.json")) as f:
             summary = json.load(f)
-        programs, refused, form = convert(task, os.path.join(args.work, task.name), target)
+        programs, refused, form = convert(task, done, target)
         for c in form["candidates"]:  # the line of its record in the output
             if "program" in c:
                 c["program"] += len(lines) + 1

@@ -28,15 +28,25 @@ _FAILED_SECONDS = 1e9
 
 
 def measured_records(work_dir, summary=None):
-    """(tuning record, mean latency) of every measured candidate of a MetaSchedule
-    JSON database; failed builds and runs are not latencies: counted in `summary`."""
+    """(tuning record, mean latency) of every distinct measured candidate of a
+    MetaSchedule JSON database; failed builds and runs are not latencies:
+    counted in `summary`. A database several tuning runs appended to can hold a
+    candidate twice (same workload, same trace and decisions): its first
+    measurement is kept, the repeat counted."""
     db = ms.database.JSONDatabase(work_dir=work_dir)
+    seen = set()
     for record in db.get_all_tuning_records():
         seconds = [float(s) for s in (record.run_secs or [])]
         if not seconds or max(seconds) >= _FAILED_SECONDS:
             if summary is not None:
                 summary["failed runs (not latencies)"] += 1
             continue
+        key = (str(record.workload.as_json()[0]), str(record.trace.as_json(remove_postproc=False)))
+        if key in seen:
+            if summary is not None:
+                summary["measured twice (first kept)"] += 1
+            continue
+        seen.add(key)
         yield record, float(np.mean(seconds))
 
 
