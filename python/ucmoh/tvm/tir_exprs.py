@@ -12,6 +12,10 @@ def id_of(var):
     return var.name + "#" + str(var.__hash__())
 
 
+_BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+           "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
+
+
 def evaluate(expr, env):
     """An integer index expression under loop values `env` (absent vars are 0)."""
     name = type(expr).__name__
@@ -19,10 +23,8 @@ def evaluate(expr, env):
         return int(expr.value)
     if name == "Var":
         return env.get(id_of(expr), 0)
-    binary = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
-              "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
-    if name in binary:
-        return binary[name](evaluate(expr.a, env), evaluate(expr.b, env))
+    if name in _BINARY:
+        return _BINARY[name](evaluate(expr.a, env), evaluate(expr.b, env))
     if name == "Cast":
         return evaluate(expr.value, env)
     raise UnsupportedTIR(f"index expression '{expr}' ({name})")

@@ -37,7 +37,7 @@ def _contiguous_elements(extents, shape):
     """Elements of a region that are adjacent in memory: its trailing extents while
     they span whole buffer dimensions, and the first one that does not."""
     elements = 1
-    for extent, full in zip(reversed(extents), reversed([int(s) for s in shape])):
+    for extent, full in zip(reversed(extents), reversed(shape)):
         elements *= extent
         if extent != full:
             break
@@ -252,8 +252,9 @@ class Converter:
         raise UnsupportedTIR(f"buffer '{buffer.name}' in scope '{scope}'")
 
     def declare(self, buffer):
-        self.buffers.setdefault(buffer.name, {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
-                                              "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)})
+        if buffer.name not in self.buffers:  # the first declaration of a name holds (read through the FFI once)
+            self.buffers[buffer.name] = {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
+                                         "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)}
 
     @staticmethod
     def block_envs(realize, vector):
@@ -267,26 +268,28 @@ class Converter:
         return [{id_of(iv.var): evaluate(v, {var: at}) for iv, v in bindings} for at in (0, 1)]
 
     @staticmethod
-    def flat_index(region, block_env):
-        """The region's first element, row-major, with the block's variables at `block_env`."""
-        buffer = buffer_of(region)
+    def flat_index(shape, ranges, block_env):
+        """The first element of a region (its `ranges` in a buffer of `shape`),
+        row-major, with the block's variables at `block_env`."""
         index = 0
-        for extent, r in zip(buffer.shape, region.region):
-            index = index * int(extent) + evaluate(r.min, block_env)
+        for extent, r in zip(shape, ranges):
+            index = index * extent + evaluate(r.min, block_env)
         return index
 
     def access(self, kind, region, envs, vector, width):
         buffer = buffer_of(region)
         self.declare(buffer)
+        declared = self.buffers[buffer.name]
+        shape, ranges = declared["shape"], list(region.region)  # read through the FFI once
         stride = 0
         if envs:
-            stride = abs(self.flat_index(region, envs[1]) - self.flat_index(region, envs[0]))
-        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in region.region]
+            stride = abs(self.flat_index(shape, ranges, envs[1]) - self.flat_index(shape, ranges, envs[0]))
+        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in ranges]
         elements = math.prod(extents) * (width if stride else 1)
         size = DTYPES[str(buffer.dtype)][1]
         cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
-        contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, buffer.shape) * size
-        scope = self.buffers[buffer.name]["scope"]
+        contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, shape) * size
+        scope = declared["scope"]
         src, dst = (scope, "register") if kind == "load" else ("register", scope)
         return {"stage": {"kind": kind, "name": f"{kind}_{buffer.name}", "buffer": buffer.name, "src": src, "dst": dst,
                           "bytes": elements * size, "unique_bytes": elements * size,
