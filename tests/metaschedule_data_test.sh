@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The committed MetaSchedule data (data/metaschedule, docs/data.md) is what
+# docs/data.md says it is: every record featurizes, carries the hardware that
+# measured it and is marked measured; each traces file names, for every
+# record, the task and candidate it came from (every record line exactly
+# once, the record's latency the mean of that candidate's run_secs), so TVM's
+# features can be recomputed from it; and every fp32 task has the candidates
+# the collection asked for. Needs only the registry and the system python3.
+#   metaschedule_data_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+shopt -s nullglob
+files=("$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz)
+[[ ${#files[@]} -ge 2 ]] || { echo "FAIL: no committed MetaSchedule records under $src/data/metaschedule"; exit 1; }
+for records in "${files[@]}"; do
+  lines=$(zcat "$records" | wc -l)
+  "$build/bin/registry" features "$records" > /tmp/ms-data-features.$$ 2>&1 || { cat /tmp/ms-data-features.$$; exit 1; }
+  grep -Eq "^x86\.(avx2|avx512|vnni) +$lines +0 " /tmp/ms-data-features.$$ || {
+    echo "FAIL: $records: not all $lines records featurize:"; cat /tmp/ms-data-features.$$; exit 1; }
+  rm -f /tmp/ms-data-features.$$
+  python3 - "$records" "${records%.jsonl.gz}.traces.jsonl.gz" <<'PY'
+import collections, gzip, json, sys
+records_path, traces_path = sys.argv[1:]
+records = [json.loads(line) for line in gzip.open(records_path, "rt")]
+for i, r in enumerate(records, 1):
+    assert r["provenance"]["kind"] == "measured", f"{records_path}:{i}: not marked measured"
+    assert r["hardware"].get("model"), f"{records_path}:{i}: no hardware model"
+seen = collections.Counter()
+per_task = collections.Counter()
+for n, line in enumerate(gzip.open(traces_path, "rt"), 1):
+    form = json.loads(line)
+    assert form["workload"] and form["target"], f"{traces_path}:{n}: no workload or target"
+    for c in form["candidates"]:
+        if "program" not in c:
+            assert c.get("refused"), f"{traces_path}:{n}: a candidate with neither a record nor a refusal"
+            continue
+        seen[c["program"]] += 1
+        per_task[form["task"]] += 1
+        r = records[c["program"] - 1]
+        assert r["task"]["key"] == form["task"], f"{traces_path}:{n}: record {c['program']} is of task {r['task']['key']}"
+        mean = sum(c["run_secs"]) / len(c["run_secs"])
+        assert abs(r["latency"]["mean_s"] - mean) <= 1e-9 + 1e-6 * mean, \
+            f"{traces_path}:{n}: record {c['program']} latency {r['latency']['mean_s']} != mean run_secs {mean}"
+assert sorted(seen) == list(range(1, len(records) + 1)) and max(seen.values()) == 1, \
+    f"{traces_path}: names {len(seen)} of {len(records)} records (each must be named once)"
+if ".float32." in records_path:
+    low = [t for t, n in per_task.items() if n < 60]
+    assert not low, f"{traces_path}: {len(low)} fp32 tasks with fewer than 60 records, e.g. {low[0]} ({per_task[low[0]]})"
+print(f"{records_path}: {len(records)} records of {len(per_task)} tasks "
+      f"({min(per_task.values())}..{max(per_task.values())} a task), every one traced once")
+PY
+done
