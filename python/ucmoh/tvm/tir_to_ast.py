@@ -279,8 +279,7 @@ class Converter:
     def access(self, kind, region, envs, vector, width):
         buffer = buffer_of(region)
         self.declare(buffer)
-        declared = self.buffers[buffer.name]
-        shape, ranges = declared["shape"], list(region.region)  # read through the FFI once
+        shape, ranges = [int(s) for s in buffer.shape], list(region.region)  # read through the FFI once
         stride = 0
         if envs:
             stride = abs(self.flat_index(shape, ranges, envs[1]) - self.flat_index(shape, ranges, envs[0]))
@@ -289,7 +288,7 @@ class Converter:
         size = DTYPES[str(buffer.dtype)][1]
         cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
         contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, shape) * size
-        scope = declared["scope"]
+        scope = self.buffers[buffer.name]["scope"]
         src, dst = (scope, "register") if kind == "load" else ("register", scope)
         return {"stage": {"kind": kind, "name": f"{kind}_{buffer.name}", "buffer": buffer.name, "src": src, "dst": dst,
                           "bytes": elements * size, "unique_bytes": elements * size,
