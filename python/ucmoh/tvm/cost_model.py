@@ -19,8 +19,10 @@ _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations 
 class CostModel(PyCostModel):
     """MetaSchedule's cost model interface over a registry version (or a pulled model)."""
 
-    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=2):
+    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=2, learn=True):
+        """learn=False: `update` learns nothing (the model stays as pulled)."""
         super().__init__()
+        self.learn = learn
         self.path, self.ref, self.plugins = path, ref, plugins
         self.model = ucmoh.open(path, ref, plugins)
         self.target = target
@@ -63,7 +65,7 @@ class CostModel(PyCostModel):
     def update(self, context, candidates, results):
         start = time.perf_counter()
         measured = [(c, r) for c, r in zip(candidates, results) if r.run_secs]  # failed runs are not latencies
-        if len(measured) >= 2:
+        if self.learn and len(measured) >= 2:
             programs = [self._program(context, c) for c, _ in measured]
             latencies = [float(np.mean([float(s) for s in r.run_secs])) for _, r in measured]
             self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)

@@ -1,0 +1,180 @@
+"""Issue 37's tuning study: MetaSchedule tunes every task of a network it was
+never trained on, with each cost model, on one budget; run through
+tools/tvm-study --networks (which pulls the model and sets the environment).
+
+One run = one network x dtype x model x seed: `ms.tune_tasks` over the
+network's tasks (ucmoh.tvm.networks, weighted by how often the network runs
+each), MetaSchedule's gradient task scheduler, a global budget of
+--trials-per-task x tasks, the collector's builder, runner and timing protocol
+(ucmoh.tvm.collect), one tuning core. Models:
+
+  ucmoh          the pulled registry version, updated online after every batch
+  ucmoh-frozen   the same, never updated
+  xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
+  xgb-w16        XGBModel after 16 random warm-up samples
+  random         MetaSchedule's RandomModel
+
+Each run appends one JSON line to OUT/network_results.jsonl (resumable:
+finished runs are skipped; an interrupted run starts again) with every trial
+in measurement order: (task index, latency or null when it failed, seconds
+since the start), and the time its cost model spent (conversion, scoring,
+updates). tools/plot-tvm-network-study turns them into curves and the table.
+The run's MetaSchedule database stays in OUT/db/NETWORK.DTYPE/MODEL-sSEED for
+`registry import metaschedule`.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+import tvm
+import tvm.s_tir.meta_schedule as ms
+from tvm.ir.utils import derived_object
+from tvm.s_tir.meta_schedule.cost_model import PyCostModel
+from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
+from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
+from tvm.s_tir.meta_schedule.utils import fork_seed
+
+from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
+from ucmoh.tvm.networks import tasks as network_tasks
+
+MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random")
+
+
+@derived_object
+class TrialLog(PyMeasureCallback):
+    """Every measured candidate in order: [task index, latency or None, seconds since start]."""
+
+    def __init__(self, start):
+        super().__init__()
+        self.start, self.trials = start, []
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        now = time.perf_counter() - self.start
+        for built, ran in zip(builder_results, runner_results):
+            ok = built.error_msg is None and ran.error_msg is None and ran.run_secs
+            latency = float(np.mean([float(s) for s in ran.run_secs])) if ok else None
+            self.trials.append([int(task_id), latency, round(now, 3)])
+
+
+@derived_object
+class Timed(PyCostModel):
+    """Any cost model, with the seconds its predict and update take (the
+    model's share of the tuning wall-clock)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner, self.seconds = inner, 0.0
+
+    def _timed(self, method, *args):
+        start = time.perf_counter()
+        try:
+            return getattr(self.inner, method)(*args)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def load(self, path):
+        self.inner.load(path)
+
+    def save(self, path):
+        self.inner.save(path)
+
+    def update(self, context, candidates, results):
+        self._timed("update", context, candidates, results)
+
+    def predict(self, context, candidates):
+        return self._timed("predict", context, candidates)
+
+
+def cost_model(kind, args, target, seed):
+    if kind in ("ucmoh", "ucmoh-frozen"):
+        return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh")
+    if kind == "xgb":
+        return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
+    if kind == "xgb-w16":
+        return Timed(ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1))
+    if kind == "random":
+        return Timed(ms.cost_model.RandomModel(seed=seed))
+    raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
+
+
+def tune_network(network, dtype, kind, seed, args):
+    """One tuning run of every task of `network`; returns its result row."""
+    target = host_target(dtype)
+    chosen = network_tasks([network], dtype)
+    chosen = chosen[:args.tasks] if args.tasks else chosen
+    work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{kind}-s{seed}")
+    shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
+    os.makedirs(work)
+    names = [t.name for t in chosen]
+    contexts = []
+    for task, logger, rand_state in zip(chosen, get_loggers_from_work_dir(work, names), fork_seed(seed, n=len(chosen))):
+        mod = tvm.IRModule({"main": task.prim_func()})
+        contexts.append(ms.TuneContext(mod=mod, target=target, space_generator=_space(mod, target, dtype),
+                                       search_strategy=ms.search_strategy.EvolutionarySearch(
+                                           population_size=args.population),
+                                       task_name=task.name, rand_state=rand_state, num_threads=1, logger=logger))
+    model = cost_model(kind, args, target, seed)
+    start = time.perf_counter()
+    log = TrialLog(start)
+    ms.tune_tasks(tasks=contexts, task_weights=[float(t.weights[network]) for t in chosen], work_dir=work,
+                  max_trials_global=args.trials_per_task * len(chosen), num_trials_per_iter=args.per_iter,
+                  builder=LocalBuilder(max_workers=1, timeout_sec=args.protocol.build_timeout),
+                  runner=_runner(args.protocol), cost_model=model,
+                  measure_callbacks=MeasureCallback.create("default") + [log])
+    row = {"network": network, "dtype": dtype, "model": kind, "seed": seed, "tasks": names,
+           "weights": [t.weights[network] for t in chosen], "trials_per_task": args.trials_per_task,
+           "per_iter": args.per_iter, "target": str(target), "trials": log.trials,
+           "wall_s": time.perf_counter() - start, "cost_model_s": model.seconds, "database": work}
+    if kind.startswith("ucmoh"):
+        row.update(predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
+                   predicted=model.predicted, measured=model.measured)
+    return row
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--pulled", required=True, help="directory written by `registry pull`")
+    p.add_argument("--plugins", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--networks", required=True, help="held-out networks, comma-separated")
+    p.add_argument("--dtype", default="float32", choices=["float32", "int8"])
+    p.add_argument("--tasks", type=int, default=0, help="tune only the network's first N tasks (0: all)")
+    p.add_argument("--models", default="ucmoh,xgb,random")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--trials-per-task", type=int, default=64)
+    p.add_argument("--per-iter", type=int, default=16)
+    p.add_argument("--population", type=int, default=128)
+    args = p.parse_args(argv)
+    args.protocol = collector_options(["--work", "-", "-o", "-"])  # the collector's timing protocol, unchanged
+    unknown = [m for m in args.models.split(",") if m not in MODELS]
+    if unknown:
+        print(f"tvm-study: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})", file=sys.stderr)
+        return 2
+    if args.dtype == "int8":
+        from ucmoh.tvm.vnni import register
+        register()
+    os.environ.setdefault("TVM_NUM_THREADS", "1")
+    path = os.path.join(args.out, "network_results.jsonl")
+    rows = [json.loads(line) for line in open(path)] if os.path.exists(path) else []
+    done = {(r["network"], r["dtype"], r["model"], r["seed"]) for r in rows}
+    for seed in [int(s) for s in args.seeds.split(",")]:
+        for network in args.networks.split(","):
+            for kind in args.models.split(","):
+                if (network, args.dtype, kind, seed) in done:
+                    continue
+                row = tune_network(network, args.dtype, kind, seed, args)
+                with open(path, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                ok = sum(1 for t in row["trials"] if t[1] is not None)
+                print(f"{network} {args.dtype} {kind} seed {seed}: {ok} of {len(row['trials'])} trials measured, "
+                      f"{row['wall_s']:.0f} s (cost model {row['cost_model_s']:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
