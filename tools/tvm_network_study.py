@@ -13,6 +13,8 @@ each), MetaSchedule's gradient task scheduler, a global budget of
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
+  ucmoh-learned  the version that learned a first round's tuning logs (--learned;
+                 tools/tvm-network-study-learn): the second tuning session
 
 Each run appends one JSON line to OUT/network_results.jsonl (resumable:
 finished runs are skipped; an interrupted run starts again) with every trial
@@ -42,7 +44,7 @@ from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
-MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random")
+MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random", "ucmoh-learned")
 
 
 @derived_object
@@ -93,6 +95,10 @@ class Timed(PyCostModel):
 def cost_model(kind, args, target, seed):
     if kind in ("ucmoh", "ucmoh-frozen"):
         return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh")
+    if kind == "ucmoh-learned":
+        if not args.learned:
+            raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
+        return CostModel(args.learned, None, target, plugins=args.plugins)
     if kind == "xgb":
         return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
     if kind == "xgb-w16":
@@ -131,9 +137,20 @@ def tune_network(network, dtype, kind, seed, args):
            "per_iter": args.per_iter, "target": str(target), "trials": log.trials,
            "wall_s": time.perf_counter() - start, "cost_model_s": model.seconds, "database": work}
     if kind.startswith("ucmoh"):
-        row.update(predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
+        row.update(model_dir=args.learned if kind == "ucmoh-learned" else args.pulled,
+                   predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured)
     return row
+
+
+def _append_line(path, line):
+    """One write(2) on an O_APPEND file: studies of other models may append to
+    the same results file side by side without interleaving their lines."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
 
 
 def main(argv=None):
@@ -149,6 +166,7 @@ def main(argv=None):
     p.add_argument("--trials-per-task", type=int, default=64)
     p.add_argument("--per-iter", type=int, default=16)
     p.add_argument("--population", type=int, default=128)
+    p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     args = p.parse_args(argv)
     args.protocol = collector_options(["--work", "-", "-o", "-"])  # the collector's timing protocol, unchanged
     unknown = [m for m in args.models.split(",") if m not in MODELS]
@@ -168,8 +186,7 @@ def main(argv=None):
                 if (network, args.dtype, kind, seed) in done:
                     continue
                 row = tune_network(network, args.dtype, kind, seed, args)
-                with open(path, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                _append_line(path, json.dumps(row) + "\n")
                 ok = sum(1 for t in row["trials"] if t[1] is not None)
                 print(f"{network} {args.dtype} {kind} seed {seed}: {ok} of {len(row['trials'])} trials measured, "
                       f"{row['wall_s']:.0f} s (cost model {row['cost_model_s']:.0f} s)", flush=True)
