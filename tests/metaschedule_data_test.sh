@@ -47,6 +47,10 @@ if ".float32." in records_path:  # 152 tasks tuned for 64 trials (docs/data.md)
     counts = sorted(per_task.values())
     assert len(counts) >= 150 and counts[len(counts) // 2] >= 60, \
         f"{traces_path}: {len(counts)} fp32 tasks, median {counts[len(counts) // 2]} records (docs/data.md: 152, 63)"
+if ".int8." in records_path:  # 105 tasks; the 44 first of the collector's order extended to 64 trials and more
+    full = sum(1 for n in per_task.values() if n >= 64)
+    assert len(per_task) >= 100 and full >= 40, \
+        f"{traces_path}: {len(per_task)} int8 tasks, {full} with >= 64 records (docs/data.md: 105, 43)"
 print(f"{records_path}: {len(records)} records of {len(per_task)} tasks "
       f"({min(per_task.values())}..{max(per_task.values())} a task), every one traced once")
 PY
