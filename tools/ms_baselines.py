@@ -94,13 +94,12 @@ def xgb_perstore(train, test, seed):
     return {t.name: model.predict(t.context, t.candidates) for t in test}
 
 
-def mlp_perstore(train, test, seed):
-    """MetaSchedule's MLPModel (SegmentSumMLP, LambdaRank) on PerStoreFeature with
-    the workload block, trained offline on `train` by tools/ms_mlp.py under
-    Debian's python3-torch (the .venv has no torch)."""
+def perstore_rows(tasks):
+    """PerStoreFeature (with the workload block, as MLPModel extracts it) of every
+    candidate of `tasks`: (rows, segments, labels = task's best / latency, task ids)."""
     extractor = ms.feature_extractor.PerStoreFeature(extract_workload=True)
-    features, segments, labels, task_ids, is_train = [], [], [], [], []
-    for t, task in enumerate(train + test):
+    features, segments, labels, task_ids = [], [], [], []
+    for t, task in enumerate(tasks):
         rows = [f.numpy().astype("float32") for f in extractor.extract_from(task.context, task.candidates)]
         best = min(task.latency)
         for r, latency in zip(rows, task.latency):
@@ -108,15 +107,38 @@ def mlp_perstore(train, test, seed):
             segments.append(len(r))
             labels.append(best / latency)
             task_ids.append(t)
-            is_train.append(t < len(train))
+    return np.concatenate(features), np.array(segments), np.array(labels, dtype="float32"), np.array(task_ids)
+
+
+def mlp_perstore(train, test, seed):
+    """MetaSchedule's MLPModel (SegmentSumMLP, LambdaRank) on PerStoreFeature with
+    the workload block, trained offline on `train` by tools/ms_mlp.py under
+    Debian's python3-torch (the .venv has no torch)."""
+    features, segments, labels, task_ids = perstore_rows(train + test)
     with tempfile.TemporaryDirectory() as tmp:
-        np.savez(os.path.join(tmp, "features.npz"), features=np.concatenate(features), segments=np.array(segments),
-                 labels=np.array(labels, dtype="float32"), task=np.array(task_ids), train=np.array(is_train))
+        np.savez(os.path.join(tmp, "features.npz"), features=features, segments=segments, labels=labels,
+                 task=task_ids, train=task_ids < len(train))
         subprocess.run([TORCH_PYTHON, os.path.join(os.path.dirname(__file__), "ms_mlp.py"),
                         os.path.join(tmp, "features.npz"), os.path.join(tmp, "scores.npy"), str(seed)], check=True)
         scores = np.load(os.path.join(tmp, "scores.npy"))
     offsets = np.cumsum([0] + [len(t.latency) for t in train + test])
     return {t.name: scores[offsets[len(train) + i]:offsets[len(train) + i + 1]] for i, t in enumerate(test)}
+
+
+def load_tasks(traces_files, records_files, skip=()):
+    """Every task of the collector's traces with at least two converted
+    candidates (those the registry has records of), less the names in `skip`."""
+    tasks = []
+    for traces, records in zip(traces_files, records_files):
+        with _open(records) as f:
+            intrinsics = [json.loads(line)["intrinsic"] for line in f]
+        with _open(traces) as f:
+            for line in f:
+                form = json.loads(line)
+                programs = [c["program"] for c in form["candidates"] if "program" in c]
+                if len(programs) >= 2 and form["task"] not in skip:
+                    tasks.append(Task(form, intrinsics[programs[0] - 1]))
+    return tasks
 
 
 TORCH_PYTHON = os.environ.get("UCMOH_TORCH_PYTHON", "/usr/bin/python3")  # Debian's python3-torch (tools/setup)
@@ -134,16 +156,7 @@ def main():
     args = p.parse_args()
     from ucmoh.tvm.vnni import register
     register()  # int8 traces name dot_16x4_vnni (ucmoh/tvm/vnni.py)
-    tasks = []
-    for traces, records in zip(args.traces, args.records):
-        with _open(records) as f:
-            intrinsics = [json.loads(line)["intrinsic"] for line in f]
-        with _open(traces) as f:
-            for line in f:
-                form = json.loads(line)
-                programs = [c["program"] for c in form["candidates"] if "program" in c]
-                if len(programs) >= 2:
-                    tasks.append(Task(form, intrinsics[programs[0] - 1]))
+    tasks = load_tasks(args.traces, args.records)
     print(f"{len(tasks)} tasks, {sum(len(t.latency) for t in tasks)} candidates", file=sys.stderr)
     with open(args.output, "a") as out:
         for seed in [int(s) for s in args.seeds.split(",")]:

@@ -13,6 +13,8 @@ each), MetaSchedule's gradient task scheduler, a global budget of
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
+  mlp-pretrained MetaSchedule's MLPModel pretrained on the same MetaSchedule data
+                 (--mlp, tools/ms_mlp_client.py), trained incrementally after every batch
   ucmoh-learned  the version that learned a first round's tuning logs (--learned;
                  tools/tvm-network-study-learn): the second tuning session
 
@@ -44,7 +46,7 @@ from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
-MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random", "ucmoh-learned")
+MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
 @derived_object
@@ -103,6 +105,11 @@ def cost_model(kind, args, target, seed):
         return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
     if kind == "xgb-w16":
         return Timed(ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1))
+    if kind == "mlp-pretrained":
+        if not args.mlp:
+            raise ValueError("model 'mlp-pretrained' needs --mlp (tools/ms_mlp_client.py writes it)")
+        from ms_mlp_client import SidecarMLP
+        return Timed(SidecarMLP(args.mlp))
     if kind == "random":
         return Timed(ms.cost_model.RandomModel(seed=seed))
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
@@ -167,6 +174,7 @@ def main(argv=None):
     p.add_argument("--per-iter", type=int, default=16)
     p.add_argument("--population", type=int, default=128)
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
+    p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
     args.protocol = collector_options(["--work", "-", "-o", "-"])  # the collector's timing protocol, unchanged
     unknown = [m for m in args.models.split(",") if m not in MODELS]
