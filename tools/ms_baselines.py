@@ -125,9 +125,9 @@ def mlp_perstore(train, test, seed):
     return {t.name: scores[offsets[len(train) + i]:offsets[len(train) + i + 1]] for i, t in enumerate(test)}
 
 
-def load_tasks(traces_files, records_files, skip=()):
+def load_tasks(traces_files, records_files, keep=lambda name: True):
     """Every task of the collector's traces with at least two converted
-    candidates (those the registry has records of), less the names in `skip`."""
+    candidates (those the registry has records of) whose name `keep` accepts."""
     tasks = []
     for traces, records in zip(traces_files, records_files):
         with _open(records) as f:
@@ -136,7 +136,7 @@ def load_tasks(traces_files, records_files, skip=()):
             for line in f:
                 form = json.loads(line)
                 programs = [c["program"] for c in form["candidates"] if "program" in c]
-                if len(programs) >= 2 and form["task"] not in skip:
+                if len(programs) >= 2 and keep(form["task"]):
                     tasks.append(Task(form, intrinsics[programs[0] - 1]))
     return tasks
 

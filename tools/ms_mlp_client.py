@@ -77,7 +77,8 @@ def main():
     from ucmoh.tvm.hold_out import held_out_tasks
     from ucmoh.tvm.vnni import register
     register()  # int8 traces name dot_16x4_vnni
-    tasks = load_tasks(args.traces, args.records, skip=held_out_tasks(args.held_out.split(",")))
+    held = held_out_tasks(args.held_out.split(","))
+    tasks = load_tasks(args.traces, args.records, keep=lambda name: name not in held)
     features, segments, labels, task_ids = perstore_rows(tasks)
     print(f"ms_mlp pretraining: {len(tasks)} tasks, {len(segments)} candidates", file=sys.stderr)
     npz = args.output + ".features.npz"
