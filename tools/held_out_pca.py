@@ -11,8 +11,10 @@ records, and of the pretrained MLPModel (tools/ms_mlp_client.py) scoring the
 same candidates' PerStoreFeature. Prints a markdown table and the means.
 """
 import argparse
+import glob
 import gzip
 import json
+import os
 import sys
 
 import numpy as np
@@ -32,14 +34,16 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
     held = held_out_tasks(args.networks.split(","))
-    records_path = f"data/metaschedule/emeraldrapids.{args.dtype}.jsonl.gz"
-    traces_path = records_path.replace(".jsonl.gz", ".traces.jsonl.gz")
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "metaschedule")
+    records_paths = sorted(glob.glob(os.path.join(data, f"*.{args.dtype}.jsonl.gz")))
+    traces_paths = [r.replace(".jsonl.gz", ".traces.jsonl.gz") for r in records_paths]
     by_task = {}
-    with gzip.open(records_path, "rt") as f:
-        for line in f:
-            record = json.loads(line)
-            if record["task"]["key"] in held:
-                by_task.setdefault(record["task"]["key"], []).append(line)
+    for records_path in records_paths:
+        with gzip.open(records_path, "rt") as f:
+            for line in f:
+                record = json.loads(line)
+                if record["task"]["key"] in held:
+                    by_task.setdefault(record["task"]["key"], []).append(line)
     model = ucmoh.open(args.pulled, None, plugins=args.plugins)
     rows = {}
     for task, lines in sorted(by_task.items()):
@@ -52,7 +56,7 @@ def main():
             register()
         from ms_mlp_client import SidecarMLP
         mlp = SidecarMLP(args.mlp)
-        tasks = load_tasks([traces_path], [records_path], keep=lambda name: name in held)
+        tasks = load_tasks(traces_paths, records_paths, keep=lambda name: name in held)
         for t in tasks:
             scores = list(mlp.predict(t.context, t.candidates))
             rows[t.name].update(mlp_pca=pca(t.latency, scores), mlp_top1=top1(t.latency, scores))
