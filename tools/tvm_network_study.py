@@ -120,6 +120,7 @@ def tune_network(network, dtype, kind, seed, args):
     target = host_target(dtype)
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
+    model = cost_model(kind, args, target, seed)  # refused before anything is written
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{kind}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -131,7 +132,6 @@ def tune_network(network, dtype, kind, seed, args):
                                        search_strategy=ms.search_strategy.EvolutionarySearch(
                                            population_size=args.population),
                                        task_name=task.name, rand_state=rand_state, num_threads=1, logger=logger))
-    model = cost_model(kind, args, target, seed)
     start = time.perf_counter()
     log = TrialLog(start)
     ms.tune_tasks(tasks=contexts, task_weights=[float(t.weights[network]) for t in chosen], work_dir=work,
@@ -193,7 +193,11 @@ def main(argv=None):
             for kind in args.models.split(","):
                 if (network, args.dtype, kind, seed) in done:
                     continue
-                row = tune_network(network, args.dtype, kind, seed, args)
+                try:
+                    row = tune_network(network, args.dtype, kind, seed, args)
+                except (KeyError, ValueError) as e:  # an unknown network, a model without its file, no VNNI
+                    print(f"tvm-study: {str(e).strip(chr(39) + chr(34))}", file=sys.stderr)
+                    return 2
                 _append_line(path, json.dumps(row) + "\n")
                 ok = sum(1 for t in row["trials"] if t[1] is not None)
                 print(f"{network} {args.dtype} {kind} seed {seed}: {ok} of {len(row['trials'])} trials measured, "

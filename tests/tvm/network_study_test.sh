@@ -43,6 +43,13 @@ fi
 [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad.jsonl ]] || { echo "FAIL: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
 grep -q "unknown network 'alexnet'" "$work/err.txt"
 
+# An unknown network, or a model without its file: one line, nothing written.
+for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained"; do
+  if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
+      > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
+  [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
+done
+
 # 2. A registry version that learned the rest (a slice, two epochs: CI time).
 export UCMOH_REGISTRY=$work/registry.db
 "$registry" init
@@ -79,6 +86,6 @@ lines=$(wc -l < "$work/study/network_results.jsonl")
 
 # 5. The summary reads the runs (racing random's final network latency).
 "$py" tools/plot-tvm-network-study "$work/study" --reference random --svg-dir "$work/svg" | tee "$work/table.md"
-grep -q "^| ucmoh | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
+grep -q "^| ucmoh (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
   || { echo "FAIL: no summary of the study"; exit 1; }
 echo "network study: OK"
