@@ -18,16 +18,15 @@ import json
 import os
 import time
 
-import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 from tvm import te
-from tvm.ir.utils import derived_object
-from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
+from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback
 
 import ucmoh
 from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.database import measured_programs
+from tvm_network_study import TrialLog
 
 
 def _dense(m, n, k):
@@ -67,20 +66,6 @@ WORKLOADS = {
 }
 
 
-@derived_object
-class TrialLog(PyMeasureCallback):
-    """The latency of every measured candidate, in measurement order (None: failed)."""
-
-    def __init__(self):
-        super().__init__()
-        self.latencies = []
-
-    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
-        for built, ran in zip(builder_results, runner_results):
-            ok = built.error_msg is None and ran.error_msg is None and ran.run_secs
-            self.latencies.append(float(np.mean([float(s) for s in ran.run_secs])) if ok else None)
-
-
 def _cost_model(kind, args, target):
     if kind == "ucmoh":
         return CostModel(args.pulled, None, target, plugins=args.plugins)
@@ -96,7 +81,7 @@ def tune_once(workload, kind, seed, args, target):
     mod = tvm.IRModule({"main": te.create_prim_func(WORKLOADS[workload]())})
     work = os.path.join(args.out, "db", workload, f"{kind}-s{seed}")
     os.makedirs(work, exist_ok=True)
-    log, model = TrialLog(), _cost_model(kind, args, target)
+    log, model = TrialLog(time.perf_counter()), _cost_model(kind, args, target)
     start = time.perf_counter()
     ms.tune_tir(mod, target, work, max_trials_global=args.trials, num_trials_per_iter=args.per_iter,
                 builder=LocalBuilder(max_workers=args.cores), cost_model=model,
@@ -104,7 +89,7 @@ def tune_once(workload, kind, seed, args, target):
                 strategy=ms.search_strategy.EvolutionarySearch(population_size=args.population),
                 num_tuning_cores=args.cores, seed=seed)
     wall = time.perf_counter() - start
-    row = {"workload": workload, "model": kind, "seed": seed, "trials": args.trials, "latencies": log.latencies,
+    row = {"workload": workload, "model": kind, "seed": seed, "trials": args.trials, "latencies": [latency for _, latency, _ in log.trials],
            "wall_s": wall, "database": work}
     if kind.startswith("ucmoh"):
         row.update(cost_model_s=model.seconds, predict_s=model.predict_seconds, update_s=model.update_seconds,
