@@ -23,6 +23,7 @@ import tvm.s_tir.meta_schedule as ms
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 
+from ucmoh.tvm.database import runner_latency
 from ms_baselines import TORCH_PYTHON, load_tasks, perstore_rows
 
 _SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ms_mlp.py")
@@ -60,8 +61,8 @@ class SidecarMLP(PyCostModel):
         return np.array(self._ask({"op": "predict"}, context, candidates)["scores"], dtype="float64")
 
     def update(self, context, candidates, results):
-        measured = [(c, float(np.mean([float(s) for s in r.run_secs]))) for c, r in zip(candidates, results)
-                    if r.run_secs]
+        measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
+        measured = [(c, latency) for c, latency in measured if latency is not None]
         if len(measured) >= 2:
             self._ask({"op": "update", "costs": [cost for _, cost in measured]}, context, [c for c, _ in measured])
 

@@ -33,7 +33,6 @@ import shutil
 import sys
 import time
 
-import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 from tvm.ir.utils import derived_object
@@ -43,6 +42,7 @@ from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureC
 from tvm.s_tir.meta_schedule.utils import fork_seed
 
 from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
@@ -60,8 +60,7 @@ class TrialLog(PyMeasureCallback):
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
         now = time.perf_counter() - self.start
         for built, ran in zip(builder_results, runner_results):
-            ok = built.error_msg is None and ran.error_msg is None and ran.run_secs
-            latency = float(np.mean([float(s) for s in ran.run_secs])) if ok else None
+            latency = runner_latency(ran) if built.error_msg is None else None
             self.trials.append([int(task_id), latency, round(now, 3)])
 
 

@@ -49,13 +49,12 @@ def _fail(message):
 
 
 try:
-    import numpy as np
     import tvm
     import tvm.s_tir.meta_schedule as ms
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 
-    from .database import measured_records
+    from .database import measured_records, runner_latency
 except ImportError as _e:  # the interpreter has no TVM: one line, how to get it
     _TVM_ERROR = (f"{sys.executable} cannot import TVM ({_e}); run tools/setup-tvm, which installs it into "
                   ".venv, or name a Python with TVM (--python / UCMOH_PYTHON)")
@@ -268,8 +267,7 @@ def remeasure_task(task, args, target):
     futures = _runner(args).run([ms.runner.RunnerInput(built[i].artifact_path, "cpu", inputs[i].args_info) for i in ok])
     for i, future in zip(ok, futures):
         result = future.result()
-        if result.error_msg is None and result.run_secs:
-            ran[i] = float(np.mean([float(s) for s in result.run_secs]))
+        ran[i] = runner_latency(result)
     for b in built:
         if b.artifact_path:
             ms.utils.remove_build_dir(b.artifact_path)

@@ -10,6 +10,7 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 
 import ucmoh
 
+from .database import runner_latency
 from .tir_to_ast import tir_to_ast
 
 _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations of a 512-candidate search
@@ -64,10 +65,11 @@ class CostModel(PyCostModel):
 
     def update(self, context, candidates, results):
         start = time.perf_counter()
-        measured = [(c, r) for c, r in zip(candidates, results) if r.run_secs]  # failed runs are not latencies
+        measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
+        measured = [(c, latency) for c, latency in measured if latency is not None]  # failed runs are not latencies
         if self.learn and len(measured) >= 2:
             programs = [self._program(context, c) for c, _ in measured]
-            latencies = [float(np.mean([float(s) for s in r.run_secs])) for _, r in measured]
+            latencies = [latency for _, latency in measured]
             self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)
             self.measured += len(measured)
         self.update_seconds += time.perf_counter() - start

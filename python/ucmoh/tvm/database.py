@@ -27,6 +27,15 @@ from .tir_to_ast import tir_to_ast
 _FAILED_SECONDS = 1e9
 
 
+def runner_latency(result):
+    """The mean of a MetaSchedule RunnerResult's run_secs, or None when the run
+    failed: the one reading of a measurement as a latency for the collector,
+    the cost models' updates and the studies."""
+    if result.error_msg is not None or not result.run_secs:
+        return None
+    return float(np.mean([float(s) for s in result.run_secs]))
+
+
 def measured_records(work_dir, summary=None):
     """(tuning record, mean latency) of every distinct measured candidate of a
     MetaSchedule JSON database; failed builds and runs are not latencies:
