@@ -238,6 +238,38 @@ TEST(AstProgram, OtherMistakesAreNamedToo) {
   EXPECT_EQ(ErrorOf(extra_input), "$.template_inputs.warp_tile_m: not an input of this intrinsic's plugin");
 }
 
+// The first load stage of a program's JSON, and how many loops enclose it.
+nlohmann::json* FirstLoad(nlohmann::json& nodes, int depth, int* out_depth) {
+  for (auto& node : nodes) {
+    if (node.contains("stage") && node["stage"]["kind"] == "load") {
+      *out_depth = depth;
+      return &node["stage"];
+    }
+    if (node.contains("body"))
+      if (auto* found = FirstLoad(node["body"], depth + 1, out_depth)) return found;
+  }
+  return nullptr;
+}
+
+TEST(AstProgram, LoopStridesHaveOneValuePerEnclosingLoop) {
+  auto j = ValidProgram();
+  int depth = 0;
+  nlohmann::json* load = FirstLoad(j["body"], 0, &depth);
+  ASSERT_NE(load, nullptr);
+  ASSERT_GT(depth, 1);
+  (*load)["loop_stride_bytes"] = std::vector<double>(depth, 64.0);
+  auto parsed = ParseAstProgram(j.dump(), Plugins());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto again = AstProgramToJson(*parsed);
+  int depth_again = 0;
+  EXPECT_EQ((*FirstLoad(again["body"], 0, &depth_again))["loop_stride_bytes"], (*load)["loop_stride_bytes"]);
+  (*load)["loop_stride_bytes"] = std::vector<double>(depth - 1, 64.0);
+  EXPECT_THAT(ErrorOf(j), HasSubstr(".stage.loop_stride_bytes: " + std::to_string(depth - 1) + " values for " +
+                                    std::to_string(depth) + " enclosing loops"));
+  (*load)["loop_stride_bytes"] = std::vector<double>(depth, -1.0);
+  EXPECT_THAT(ErrorOf(j), HasSubstr(".stage.loop_stride_bytes: [0] must be a finite number >= 0"));
+}
+
 TEST(AstProgram, ArrayAndLinesNameTheProgram) {
   auto bad = ValidProgram();
   bad["body"][0]["loop"]["extent"] = -2;

@@ -107,6 +107,69 @@ TEST(Featurize, ValuesAreLogScaledFromTheAst) {
   EXPECT_FLOAT_EQ(m->row(1)[Column("in_n")], std::log2(17.f));
 }
 
+// C[i, j] += A[i, k] * B[k, j], j one 16-float vector, M 8 x K 8 x N 16:
+// parallel p(2) > serial k(8) > unrolled i(4) > { load A, load B, load C, fma, store C },
+// with the bytes each loop moves each access (schema 3).
+ProgramAst RegisterTiledGemm(bool with_strides) {
+  auto access = [&](StageKind kind, const char* buffer, double bytes, std::vector<double> strides) {
+    Stage s;
+    s.kind = kind;
+    s.buffer = buffer;
+    s.src = kind == StageKind::kLoad ? MemScope::kGlobal : MemScope::kRegister;
+    s.dst = kind == StageKind::kLoad ? MemScope::kRegister : MemScope::kGlobal;
+    s.bytes = s.unique_bytes = bytes;
+    if (with_strides) s.loop_stride_bytes = std::move(strides);
+    return AstNode::MakeStage(s);
+  };
+  Stage fma;
+  fma.intrinsic_calls = 1;
+  fma.flops_per_call = 32;
+  std::vector<AstNode> body = {access(StageKind::kLoad, "A", 4, {128, 4, 32}),
+                               access(StageKind::kLoad, "B", 64, {0, 64, 0}),
+                               access(StageKind::kLoad, "C", 64, {256, 0, 64}), AstNode::MakeStage(fma),
+                               access(StageKind::kStore, "C", 64, {256, 0, 64})};
+  ProgramAst ast;
+  ast.roots.push_back(AstNode::MakeLoop(
+      "p", 2, LoopKind::kParallel,
+      {AstNode::MakeLoop("k", 8, LoopKind::kSerial, {AstNode::MakeLoop("i", 4, LoopKind::kUnrolled, body)})}));
+  return ast;
+}
+
+TEST(Featurize, LoopNestDimsSayWhereEachAccessIsReused) {
+  auto m = Featurize(RegisterTiledGemm(true), Cpu().hardware, Fma());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const float *a = m->row(2), *b = m->row(3), *c = m->row(4), *fma = m->row(5);
+  auto log2p = [](double x) { return static_cast<float>(std::log2(1 + x)); };
+  // B does not move along i: reused 4 times, back to back; one i iteration touches A 4 + B 64 + C 64 + 64.
+  EXPECT_FLOAT_EQ(b[Column("reuse_loop_extent")], log2p(4));
+  EXPECT_FLOAT_EQ(b[Column("reuse_distance_iters")], log2p(1));
+  EXPECT_FLOAT_EQ(b[Column("reuse_distance_bytes")], log2p(4 + 64 + 64 + 64));
+  // C stays put along k: reused 8 times, 4 executions apart; a k iteration touches
+  // A 4 x 4, B 64 and the 4 x 64-byte C tile, loaded and stored.
+  EXPECT_FLOAT_EQ(c[Column("reuse_loop_extent")], log2p(8));
+  EXPECT_FLOAT_EQ(c[Column("reuse_distance_iters")], log2p(4));
+  EXPECT_FLOAT_EQ(c[Column("reuse_distance_bytes")], log2p(16 + 64 + 256 + 256));
+  // A moves along every loop: no reuse; a thread touches its 4 x 8 block; i steps a row.
+  EXPECT_EQ(a[Column("reuse_loop_extent")], 0.f);
+  EXPECT_FLOAT_EQ(a[Column("footprint_per_thread")], log2p(4 * 8 * 4));
+  EXPECT_FLOAT_EQ(a[Column("inner_stride_bytes")], log2p(32));
+  EXPECT_FLOAT_EQ(b[Column("inner_stride_bytes")], log2p(64));
+  EXPECT_EQ(a[Column("strides_known")], 1.f);
+  EXPECT_EQ(fma[Column("strides_known")], 0.f);
+  for (const float* row : {a, fma}) {
+    EXPECT_FLOAT_EQ(row[Column("inner_loop_extent")], log2p(4));
+    EXPECT_FLOAT_EQ(row[Column("unrolled_body")], log2p(4));
+  }
+}
+
+TEST(Featurize, WithoutStridesTheReuseDimsAreZero) {
+  auto m = Featurize(RegisterTiledGemm(false), Cpu().hardware, Fma());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  for (const char* dim : {"reuse_loop_extent", "reuse_distance_bytes", "footprint_per_thread", "strides_known"})
+    EXPECT_EQ(m->row(3)[Column(dim)], 0.f) << dim;
+  EXPECT_FLOAT_EQ(m->row(3)[Column("inner_loop_extent")], std::log2(5.f));  // from the loops alone
+}
+
 TEST(Featurize, RejectsEmptyAndNonFinitePrograms) {
   EXPECT_FALSE(Featurize(ProgramAst{}, Cpu().hardware, Fma()).ok());
   ProgramAst ast = TinyGemm();

@@ -27,11 +27,13 @@ json StageToJson(const Stage& s, const std::string& intrinsic) {
     if (!s.buffer.empty()) j["buffer"] = s.buffer;
     return j;
   }
-  return {{"kind", StageKindName(s.kind)}, {"name", s.name}, {"buffer", s.buffer},
-          {"src", MemScopeName(s.src)},     {"dst", MemScopeName(s.dst)},
-          {"bytes", s.bytes},               {"unique_bytes", s.unique_bytes},
-          {"element_stride", s.element_stride}, {"vector_bytes", s.vector_bytes},
-          {"reuse", s.reuse}};
+  json j = {{"kind", StageKindName(s.kind)}, {"name", s.name}, {"buffer", s.buffer},
+            {"src", MemScopeName(s.src)},     {"dst", MemScopeName(s.dst)},
+            {"bytes", s.bytes},               {"unique_bytes", s.unique_bytes},
+            {"element_stride", s.element_stride}, {"vector_bytes", s.vector_bytes},
+            {"reuse", s.reuse}};
+  if (!s.loop_stride_bytes.empty()) j["loop_stride_bytes"] = s.loop_stride_bytes;
+  return j;
 }
 
 json NodesToJson(const std::vector<AstNode>& nodes, const std::string& intrinsic) {
@@ -177,14 +179,32 @@ struct ReadContext {
   std::string intrinsic;       // of the first compute stage (or the program's "intrinsic")
   std::string intrinsic_path;  // where it was named
   int computes = 0;
+  int depth = 0;               // loops enclosing the node being read
   bool Declared(std::string_view name) const {
     return std::find(buffers.begin(), buffers.end(), name) != buffers.end();
   }
 };
 
+// "loop_stride_bytes": one finite number >= 0 per enclosing loop, or absent.
+Status ReadLoopStrides(const element& j, const Path& path, int depth, std::vector<double>& out) {
+  auto field = Field(j, "loop_stride_bytes");
+  if (!field) return Status::Ok();
+  if (!field->is_array()) return path.Error("loop_stride_bytes", "must be an array of numbers");
+  for (element v : AsArray(*field)) {
+    const double x = IsNumber(v) ? AsDouble(v) : std::nan("");
+    if (!std::isfinite(x) || x < 0)
+      return path.Error("loop_stride_bytes", "[" + std::to_string(out.size()) + "] must be a finite number >= 0");
+    out.push_back(x);
+  }
+  if (out.size() != static_cast<size_t>(depth))
+    return path.Error("loop_stride_bytes", std::to_string(out.size()) + " values for " + std::to_string(depth) +
+                                               " enclosing loops (one per loop, outermost first)");
+  return Status::Ok();
+}
+
 Status ReadMoveStage(const element& j, Path& path, ReadContext& ctx, Stage& s) {
   UCMOH_RETURN_IF_ERROR(CheckKeys(j, path, {"kind", "name", "buffer", "src", "dst", "bytes", "unique_bytes",
-                                            "element_stride", "vector_bytes", "reuse"}));
+                                            "element_stride", "vector_bytes", "reuse", "loop_stride_bytes"}));
   auto buffer = String(j, path, "buffer", true, true);
   if (!buffer.ok()) return buffer.status();
   if (!ctx.Declared(*buffer))
@@ -206,7 +226,7 @@ Status ReadMoveStage(const element& j, Path& path, ReadContext& ctx, Stage& s) {
     if (!v.ok()) return v.status();
     *f.out = *v;
   }
-  return Status::Ok();
+  return ReadLoopStrides(j, path, ctx.depth, s.loop_stride_bytes);
 }
 
 Status ReadComputeStage(const element& j, Path& path, ReadContext& ctx, Stage& s) {
@@ -280,7 +300,9 @@ Expected<AstNode> ReadNode(const element& node, Path& path, ReadContext& ctx) {
   auto body_field = Field(node, "body");
   if (!body_field) return path.Error("body", "missing");
   Path::Scope in(path, ".body");
+  ++ctx.depth;
   auto body = ReadNodes(body_field, path, ctx);
+  --ctx.depth;
   if (!body.ok()) return body.status();
   loop->children = std::move(*body);
   return loop;

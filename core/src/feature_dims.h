@@ -2,6 +2,16 @@
 // public contract is FeatureSchema() (names, descriptions) and kFeatureDim.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
+namespace ucmoh {
+
+// Counts and sizes enter the tokens as log2(1 + x), x clamped at 0.
+inline float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
+
+}  // namespace ucmoh
+
 namespace ucmoh::dims {
 
 enum : int {
@@ -23,6 +33,11 @@ enum : int {
   kHwRegistersPerSm, kHwClockGhz,
   // Intrinsic token.
   kInM, kInN, kInK, kInOpsPerCall, kInInputBits, kInAccumBits, kInIntegerInput, kInFloatInput,
+  // Loop nest (schema 3): where a load/store reuses its data and how much it
+  // touches in between (from Stage::loop_stride_bytes), and every stage's
+  // innermost loop and straight-line unrolled body.
+  kReuseLoopExtent, kReuseDistanceIters, kReuseDistanceBytes, kFootprintPerThread, kInnerStrideBytes,
+  kStridesKnown, kInnerLoopExtent, kUnrolledBody,
   kGenericEnd
 };
 

@@ -73,6 +73,23 @@ std::vector<FeatureDim> BuildSchema() {
   s.push_back({"in_accum_bits", "intrinsic token: bits per accumulator element / 8"});
   s.push_back({"in_integer_input", "intrinsic token: 1 for integer inputs"});
   s.push_back({"in_float_input", "intrinsic token: 1 for floating-point inputs"});
+  const std::string kMove = "load/store with loop_stride_bytes: ";
+  s.push_back({"reuse_loop_extent", kMove + kLog + "the extent of the innermost enclosing loop (extent > 1) "
+                                                   "that does not move the access: how often its data is reused"});
+  s.push_back({"reuse_distance_iters", kMove + kLog + "the iterations of the loops inside that reuse loop: "
+                                                      "executions between two uses"});
+  s.push_back({"reuse_distance_bytes", kMove + kLog + "distinct bytes every load/store inside that reuse loop "
+                                                      "touches in one of its iterations: what must stay cached"});
+  s.push_back({"footprint_per_thread", kMove + kLog + "distinct bytes the access touches inside its outermost "
+                                                      "parallel loop (the whole nest without one)"});
+  s.push_back({"inner_stride_bytes", kMove + kLog + "bytes the access moves per iteration of the innermost "
+                                                    "enclosing loop (extent > 1) that moves it"});
+  s.push_back({"strides_known", "1 on a load/store whose AST gives loop_stride_bytes (the five above apply)"});
+  s.push_back({"inner_loop_extent", std::string("stage tokens: ") + kLog +
+                                        "the extent of the innermost enclosing loop with extent > 1"});
+  s.push_back({"unrolled_body", std::string("stage tokens: ") + kLog +
+                                    "the product of extents of the unrolled loops directly around the stage "
+                                    "(its straight-line copies)"});
   for (int t = 0; t < kTemplateDims; ++t) {
     s.push_back({"template_" + std::to_string(t),
                  "stage tokens: value " + std::to_string(t) +

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "feature_dims.h"
+#include "loop_nest_features.h"
 #include "placed_stage.h"
 #include "ucmoh/features.h"
 
@@ -12,15 +13,14 @@ namespace ucmoh {
 
 namespace {
 
-float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
-
-void CollectStages(const AstNode& node, PlacedStage context, std::vector<PlacedStage>& out) {
+void CollectStages(const AstNode& node, PlacedStage context, int& loops, std::vector<PlacedStage>& out) {
   if (!node.is_loop) {
     context.stage = &node.stage;
     out.push_back(context);
     return;
   }
-  for (const auto& child : node.children) CollectStages(child, context.Inside(node.loop.kind, node.loop.extent), out);
+  const PlacedStage inside = context.Inside(node.loop.kind, node.loop.extent, loops++);
+  for (const auto& child : node.children) CollectStages(child, inside, loops, out);
 }
 
 struct ProgramTotals {
@@ -108,10 +108,11 @@ Status CheckFinite(const TokenMatrix& m) {
 
 }  // namespace
 
-PlacedStage PlacedStage::Inside(LoopKind loop_kind, int64_t loop_extent) const {
+PlacedStage PlacedStage::Inside(LoopKind loop_kind, int64_t loop_extent, int loop_id) const {
   PlacedStage inner = *this;
   const auto kind = static_cast<int>(loop_kind);
   const double extent = static_cast<double>(std::max<int64_t>(1, loop_extent));
+  if (depth < kMaxLoops) inner.loops[depth] = PlacedLoop{loop_id, loop_kind, extent};
   inner.extent_by_kind[kind] = (extent_by_kind[kind] == 0 ? 1 : extent_by_kind[kind]) * extent;
   inner.depth += 1;
   inner.iterations *= extent;
@@ -129,6 +130,7 @@ Expected<TokenMatrix> FeaturizePlacedStages(const std::vector<PlacedStage>& stag
   FillIntrinsic(intrinsic, totals, m.values.data() + kFeatureDim);
   for (size_t i = 0; i < stages.size(); ++i)
     FillStage(stages[i], totals, m.values.data() + (i + 2) * kFeatureDim);
+  FillLoopNestDims(stages, m.values.data() + 2 * kFeatureDim);
   UCMOH_RETURN_IF_ERROR(CheckFinite(m));
   return m;
 }
@@ -136,7 +138,8 @@ Expected<TokenMatrix> FeaturizePlacedStages(const std::vector<PlacedStage>& stag
 Expected<TokenMatrix> Featurize(const ProgramAst& ast, const HardwareParams& hardware,
                                 const IntrinsicInfo& intrinsic) {
   std::vector<PlacedStage> stages;
-  for (const auto& root : ast.roots) CollectStages(root, PlacedStage{}, stages);
+  int loops = 0;
+  for (const auto& root : ast.roots) CollectStages(root, PlacedStage{}, loops, stages);
   return FeaturizePlacedStages(stages, hardware, intrinsic);
 }
 

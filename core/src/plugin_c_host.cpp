@@ -240,7 +240,7 @@ class StagePlacer {
     placed.stage = &s;
   }
   void EnterLoop(const UcmohAstNode& c) {
-    s_.context.push_back(s_.context.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent));
+    s_.context.push_back(s_.context.back().Inside(static_cast<LoopKind>(c.loop_kind), c.loop_extent, loops_++));
   }
   void LeaveLoop() { s_.context.pop_back(); }
 
@@ -256,6 +256,7 @@ class StagePlacer {
 
   const UcmohAst& ast_;
   Scratch& s_;
+  int loops_ = 0;  // loops entered so far: the next one's id
 };
 
 }  // namespace

@@ -83,6 +83,10 @@ void Dump(const AstNode& node, int depth, std::ostringstream& out) {
     out << ' ' << s.buffer << ' ' << MemScopeName(s.src) << "->" << MemScopeName(s.dst)
         << " bytes=" << s.bytes << " unique=" << s.unique_bytes << " stride=" << s.element_stride
         << " vec=" << s.vector_bytes << "B reuse=" << s.reuse;
+    if (!s.loop_stride_bytes.empty()) {
+      out << " loop_strides=";
+      for (size_t i = 0; i < s.loop_stride_bytes.size(); ++i) out << (i ? "," : "") << s.loop_stride_bytes[i];
+    }
   }
   out << '\n';
 }

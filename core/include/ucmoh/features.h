@@ -18,8 +18,10 @@ namespace ucmoh {
 // registries record the version they were trained on.
 // 2: the target token describes the record's hardware (nominal clock), not the
 //    featurizing host's.
-constexpr int kFeatureSchemaVersion = 2;
-constexpr int kGenericDims = 56;
+// 3: eight loop-nest dimensions (reuse loop, reuse distance, footprints, the
+//    innermost loop and unrolled body), from the stages' loop_stride_bytes.
+constexpr int kFeatureSchemaVersion = 3;
+constexpr int kGenericDims = 64;
 constexpr int kFeatureDim = kGenericDims + kTemplateDims;
 
 struct FeatureDim {

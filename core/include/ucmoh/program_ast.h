@@ -67,6 +67,11 @@ struct Stage {
   double element_stride = 1;   // stride between consecutive elements, in elements
   double vector_bytes = 0;     // bytes per memory instruction
   double reuse = 1;            // how many compute uses each loaded byte gets
+  // Per enclosing loop, outermost first: bytes the accessed tile moves when
+  // that loop advances by one (0: the loop does not move it, so the data is
+  // reused across it). Empty when the lowering does not know (schema 3's
+  // loop-nest dimensions are then 0).
+  std::vector<double> loop_stride_bytes;
 
   // Compute stages: one execution issues `intrinsic_calls` calls.
   double intrinsic_calls = 0;

@@ -30,6 +30,36 @@ def evaluate(expr, env):
     raise UnsupportedTIR(f"index expression '{expr}' ({name})")
 
 
+def perturbed(expr, forms):
+    """An integer index expression with every loop at 0, and what it changes by
+    when one loop alone is at 1: (value, {loop id: change}) — evaluate() at the
+    origin and at each unit step, in one walk. `forms` holds the same pair for
+    the block variables in scope; any other variable is a loop standing for
+    itself. Exact for floordiv / floormod too (each operand's value at a step
+    is its value at the origin plus its change)."""
+    name = type(expr).__name__
+    if name == "IntImm":
+        return int(expr.value), {}
+    if name == "Var":
+        i = id_of(expr)
+        return forms[i] if i in forms else (0, {i: 1})
+    if name == "Cast":
+        return perturbed(expr.value, forms)
+    if name not in _BINARY:
+        raise UnsupportedTIR(f"index expression '{expr}' ({name})")
+    (a, da), (b, db) = perturbed(expr.a, forms), perturbed(expr.b, forms)
+    f = _BINARY[name]
+    try:
+        value, changes = f(a, b), {}
+        for k in da.keys() | db.keys():
+            change = f(a + da.get(k, 0), b + db.get(k, 0)) - value
+            if change:
+                changes[k] = change
+    except ZeroDivisionError:
+        raise UnsupportedTIR(f"index expression '{expr}' divides by zero at a loop step") from None
+    return value, changes
+
+
 def buffer_of(region):
     """The buffer of a block's read or write region (TVM 0.27: TensorRegion.source)."""
     return region.source if hasattr(region, "source") else region.buffer

@@ -4,13 +4,15 @@ Loops keep their extents and kinds (thread bindings become the GPU kinds,
 software-pipelined loops `pipelined`; vectorized loops fold into the compute
 stage's calls). Every block becomes load stages for its reads, a compute stage
 when it multiply-accumulates (tensorized or on the vector unit), and store
-stages for its writes, with the bytes one execution moves. Anything else is
+stages for its writes, with the bytes one execution moves and, per enclosing
+loop, the bytes a step of that loop moves the access (`loop_stride_bytes`,
+feature schema 3: where data is reused). Anything else is
 refused with UnsupportedTIR naming it, never dropped.
 """
 import math
 
 from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, tensor_call, vector_intrinsic
-from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, evaluate, id_of
+from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, id_of, perturbed
 from .template_inputs import gemm_inputs, tensorcore_inputs
 
 _CPU_LOOPS = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
@@ -132,6 +134,7 @@ class Converter:
         self.computes = []  # (loops, realize, TensorCall or None) of multiply-accumulate blocks
         self.copies = []    # (loops, realize, vector width) of copy blocks
         self.copied = set()  # buffers written by copies (cache_read / cache_write)
+        self.forms = {}  # the enclosing blockized blocks' variables: tir_exprs.perturbed's (value, changes)
         self.intrinsic, self.lanes = (None, 4) if self.gpu else vector_intrinsic(target)
 
     def nodes(self, stmt):
@@ -169,22 +172,29 @@ class Converter:
             self.declare(buffer)
         calls = list(calls_in(block.body))  # walked once: the intrinsic and the block's kind both read them
         tensor = tensor_call(block, calls, self.dtype_of)
+        forms = dict(self.forms)
+        for iv, value in zip(block.iter_vars, realize.iter_values):
+            forms[id_of(iv.var)] = perturbed(value, self.forms)
         if tensor is None and type(block.body).__name__ in ("For", "SeqStmt", "SBlockRealize"):
             # A blockized block (MetaSchedule's `_o` blocks around a tensorized
             # one, e.g. the init of a VNNI reduction): its inner loops and
-            # blocks say what it does.
-            return self.nodes(block.body)
+            # blocks say what it does, in terms of its variables.
+            outer, self.forms = self.forms, forms
+            try:
+                return self.nodes(block.body)
+            finally:
+                self.forms = outer
         what = "tensor" if tensor else self.classify(block, calls)
         vector = [l for l in self.loops if int(l.kind) == 2]
         width = int(vector[-1].extent.value) if vector else 1
-        envs = self.block_envs(realize, vector)
-        stages = [self.access("load", r, envs, vector, width) for r in block.reads]
+        steps = self.loop_steps(vector)
+        stages = [self.access("load", r, forms, steps, width) for r in block.reads]
         if what in ("tensor", "fma"):
             stages.append(self.compute(block, realize, tensor, width))
         elif what == "copy":
             self.copied.add(buffer_of(block.writes[0]).name)
             self.copies.append((list(self.loops), realize, width))
-        stages += [self.access("store", r, envs, vector, width) for r in block.writes]
+        stages += [self.access("store", r, forms, steps, width) for r in block.writes]
         return stages
 
     def classify(self, block, calls):
@@ -256,33 +266,29 @@ class Converter:
             self.buffers[buffer.name] = {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
                                          "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)}
 
-    @staticmethod
-    def block_envs(realize, vector):
-        """The block's iteration variables with the innermost vector loop at 0
-        and at 1 (other loops at 0), or None without a vector loop: what every
-        region's element stride is computed from, so they are evaluated once a block."""
-        if not vector:
-            return None
-        var = id_of(vector[-1].loop_var)
-        bindings = list(zip(realize.block.iter_vars, realize.iter_values))
-        return [{id_of(iv.var): evaluate(v, {var: at}) for iv, v in bindings} for at in (0, 1)]
+    def loop_steps(self, vector):
+        """The ids of the AST loops around a block (outermost first; vectorized
+        loops fold into the stages) and of its innermost vector loop (or None)."""
+        ast_loops = [id_of(l.loop_var) for l in self.loops if int(l.kind) != 2]
+        return ast_loops, (id_of(vector[-1].loop_var) if vector else None)
 
     @staticmethod
-    def flat_index(shape, ranges, block_env):
-        """The first element of a region (its `ranges` in a buffer of `shape`),
-        row-major, with the block's variables at `block_env`."""
-        index = 0
+    def flat_changes(shape, ranges, forms):
+        """How a region's first element (row-major) moves when each loop alone steps by one."""
+        changes = {}
         for extent, r in zip(shape, ranges):
-            index = index * extent + evaluate(r.min, block_env)
-        return index
+            changes = {k: v * extent for k, v in changes.items()}
+            for k, v in perturbed(r.min, forms)[1].items():
+                changes[k] = changes.get(k, 0) + v
+        return changes
 
-    def access(self, kind, region, envs, vector, width):
+    def access(self, kind, region, forms, steps, width):
         buffer = buffer_of(region)
         self.declare(buffer)
         shape, ranges = [int(s) for s in buffer.shape], list(region.region)  # read through the FFI once
-        stride = 0
-        if envs:
-            stride = abs(self.flat_index(shape, ranges, envs[1]) - self.flat_index(shape, ranges, envs[0]))
+        changes = self.flat_changes(shape, ranges, forms)
+        ast_loops, vector_loop = steps
+        stride = abs(changes.get(vector_loop, 0)) if vector_loop else 0
         extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in ranges]
         elements = math.prod(extents) * (width if stride else 1)
         size = DTYPES[str(buffer.dtype)][1]
@@ -293,7 +299,8 @@ class Converter:
         return {"stage": {"kind": kind, "name": f"{kind}_{buffer.name}", "buffer": buffer.name, "src": src, "dst": dst,
                           "bytes": elements * size, "unique_bytes": elements * size,
                           "element_stride": stride if stride else 1,
-                          "vector_bytes": max(size, min(contiguous, cap)), "reuse": 1}}
+                          "vector_bytes": max(size, min(contiguous, cap)), "reuse": 1,
+                          "loop_stride_bytes": [abs(changes.get(k, 0)) * size for k in ast_loops]}}
 
 
 def tir_to_ast(func, target, task="tvm"):

@@ -1,0 +1,88 @@
+"""Re-featurizes collected MetaSchedule records with today's converter, measuring nothing.
+
+    python -m ucmoh.tvm.reconvert --traces T.traces.jsonl.gz --records T.jsonl.gz -o OUT.jsonl.gz [--jobs 2]
+
+The collector keeps every candidate's workload and trace beside its record
+(docs/data.md). This replays each trace on its workload and converts the
+scheduled function again (ucmoh.tvm.tir_to_ast), so a converter that learns
+more about a program (feature schema 3's loop strides) applies to the
+committed data. Each record keeps its latency, hardware and provenance; only
+its `ast` (and `schedule`, the template inputs) is replaced. A candidate the
+converter now refuses, or a record that does not match its trace (another
+task, a missing line), stops the run with one line naming it, and nothing is
+written.
+"""
+import argparse
+import gzip
+import json
+import multiprocessing
+import os
+import sys
+
+import tvm
+
+from .tir_exprs import UnsupportedTIR
+from .tir_to_ast import tir_to_ast
+
+
+def _open(path, mode="rt"):
+    return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
+
+
+def convert_form(line):
+    """(program line, AST) of every converted candidate of one task's database form."""
+    form = json.loads(line)
+    if "int8" in form["task"]:
+        from .vnni import register
+        register()
+    mod = tvm.ir.load_json(json.dumps(form["workload"]))
+    target = tvm.target.Target(form["target"])
+    out = []
+    for c in form["candidates"]:
+        if "program" not in c:
+            continue
+        sch = tvm.s_tir.Schedule(mod)
+        tvm.s_tir.schedule.Trace.apply_json_to_schedule(c["trace"], sch)
+        try:
+            ast = tir_to_ast(sch.mod["main"], target, task=form["task"])
+        except UnsupportedTIR as e:
+            raise ValueError(f"task {form['task']}, program {c['program']}: the converter now refuses it: {e}") from None
+        del ast["task"]
+        out.append((c["program"], form["task"], ast))
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--traces", required=True, help="the collector's database forms (*.traces.jsonl[.gz])")
+    p.add_argument("--records", required=True, help="the records those forms' `program` lines index")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--jobs", type=int, default=2)
+    args = p.parse_args(argv)
+    try:
+        with _open(args.records) as f:
+            records = [json.loads(line) for line in f]
+        with _open(args.traces) as f:
+            forms = f.readlines()
+        with multiprocessing.Pool(args.jobs) as pool:
+            converted = [c for chunk in pool.imap(convert_form, forms) for c in chunk]
+        for line, task, ast in converted:
+            if not 1 <= line <= len(records) or records[line - 1]["task"]["key"] != task:
+                raise ValueError(f"{args.records}: line {line} is not a record of task {task}")
+            records[line - 1]["ast"] = ast
+            records[line - 1]["schedule"] = ast["template_inputs"]
+        if len(converted) != len(records):
+            raise ValueError(f"{args.traces}: {len(converted)} converted candidates for {len(records)} records")
+    except (OSError, ValueError, KeyError) as e:
+        print(f"reconvert: {e}", file=sys.stderr)
+        return 1
+    tmp = args.output + ".tmp"
+    with (gzip.open(tmp, "wt") if args.output.endswith(".gz") else open(tmp, "w")) as f:
+        f.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+    os.replace(tmp, args.output)
+    print(f"reconverted {len(records)} records of {len(forms)} tasks into {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
