@@ -12,7 +12,6 @@ same candidates' PerStoreFeature. Prints a markdown table and the means.
 """
 import argparse
 import glob
-import gzip
 import json
 import os
 import sys
@@ -20,6 +19,7 @@ import sys
 import numpy as np
 
 import ucmoh
+from ucmoh.files import open_text
 from ms_baselines import load_tasks, pca, top1
 from ucmoh.tvm.hold_out import held_out_tasks
 
@@ -39,7 +39,7 @@ def main():
     traces_paths = [r.replace(".jsonl.gz", ".traces.jsonl.gz") for r in records_paths]
     by_task = {}
     for records_path in records_paths:
-        with gzip.open(records_path, "rt") as f:
+        with open_text(records_path) as f:
             for line in f:
                 record = json.loads(line)
                 if record["task"]["key"] in held:

@@ -16,7 +16,6 @@ model), averaged over held-out tasks. tools/bench-metaschedule runs this with
 the registry's rows.
 """
 import argparse
-import gzip
 import hashlib
 import json
 import os
@@ -28,10 +27,7 @@ import time
 import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
-
-
-def _open(path):
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+from ucmoh.files import open_text
 
 
 def task_unit(seed, key):
@@ -130,9 +126,9 @@ def load_tasks(traces_files, records_files, keep=lambda name: True):
     candidates (those the registry has records of) whose name `keep` accepts."""
     tasks = []
     for traces, records in zip(traces_files, records_files):
-        with _open(records) as f:
+        with open_text(records) as f:
             intrinsics = [json.loads(line)["intrinsic"] for line in f]
-        with _open(traces) as f:
+        with open_text(traces) as f:
             for line in f:
                 form = json.loads(line)
                 programs = [c["program"] for c in form["candidates"] if "program" in c]

@@ -9,12 +9,12 @@ per candidate, by operator.
 """
 import argparse
 import collections
-import gzip
 import json
 import time
 
 import numpy as np
 import tvm
+from ucmoh.files import open_text
 
 from ucmoh.tvm.tir_exprs import UnsupportedTIR
 from ucmoh.tvm.tir_to_ast import tir_to_ast
@@ -27,7 +27,7 @@ def main():
     args = p.parse_args()
     seconds = collections.defaultdict(list)
     for path in args.traces:
-        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+        with open_text(path) as f:
             for line in f:
                 form = json.loads(line)
                 if "int8" in form["task"]:

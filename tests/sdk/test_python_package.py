@@ -40,7 +40,7 @@ def pca(scores, latencies):
 class Scoring(unittest.TestCase):
     def test_package_is_the_installed_one(self):
         self.assertIn(os.path.dirname(ucmoh.__file__), os.environ["PYTHONPATH"].split(":")[0] + "/ucmoh")
-        self.assertEqual(ucmoh.FEATURE_SCHEMA_VERSION, 2)
+        self.assertEqual(ucmoh.FEATURE_SCHEMA_VERSION, 3)
 
     def test_scores_equal_registry_predict(self):
         want = json.loads(read(ENV["UCMOH_TEST_PREDICT"]))["scores"]
@@ -82,7 +82,7 @@ class Scoring(unittest.TestCase):
         with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
             info = model.info
         self.assertEqual(info["intrinsics"], ["x86.avx2"])
-        self.assertEqual(info["feature_schema"], 2)
+        self.assertEqual(info["feature_schema"], 3)
         self.assertEqual(info["registry_version"], 1)
         self.assertEqual(info["source"], "pulled")
         self.assertGreater(info["metrics"]["acc"], 0.5)
@@ -93,7 +93,7 @@ class Refusals(unittest.TestCase):
         with self.assertRaises(ucmoh.Error) as e:
             ucmoh.open(ENV["UCMOH_TEST_FUTURE"], plugins=ENV["UCMOH_TEST_PLUGINS"])
         self.assertIn("feature schema 99", str(e.exception))
-        self.assertIn("knows only schema 2", str(e.exception))
+        self.assertIn("knows only schema 3", str(e.exception))
 
     def test_bad_ast_names_the_field(self):
         bad = programs()[:3]

@@ -59,3 +59,24 @@ cmake --install "$build" --prefix "$work/prefix" > /dev/null
 cmp <(sort "$work/tuned.jsonl") <(sort "$work/installed.jsonl") ||
   { echo "FAIL: the installed registry imported other records than the build tree's"; exit 1; }
 echo "metaschedule import from an installed registry: ok"
+# The committed MetaSchedule records are what today's converter makes of their
+# traces (docs/data.md, "Re-featurized"): the first task of each file, converted
+# again, gives the same records, line for line (a converter change that alters
+# the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert).
+for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz; do
+  traces=${records%.jsonl.gz}.traces.jsonl.gz
+  (zcat "$traces" || true) | head -n 1 > "$work/one.traces.jsonl"
+  programs=$("$py" -c "import json,sys; print(sum('program' in c for c in json.load(open(sys.argv[1]))['candidates']))" \
+    "$work/one.traces.jsonl")
+  (zcat "$records" || true) | head -n "$programs" > "$work/one.jsonl"
+  PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/one.traces.jsonl" --records "$work/one.jsonl" \
+    -o "$work/again.jsonl" --jobs 1
+  "$py" - "$work/one.jsonl" "$work/again.jsonl" <<'PY'
+import json, sys
+committed, again = ([json.loads(line) for line in open(p)] for p in sys.argv[1:])
+assert len(committed) == len(again) > 0, (len(committed), len(again))
+for n, (a, b) in enumerate(zip(committed, again), 1):
+    assert a == b, f"record {n}: the committed AST is not what the converter makes of its trace today"
+print(f"{sys.argv[1]}: {len(again)} records converted again, identical")
+PY
+done

@@ -35,12 +35,13 @@ written as latencies.
 """
 import argparse
 import collections
-import gzip
 import json
 import os
 import shutil
 import sys
 import time
+
+from ..files import write_atomic
 
 
 def _fail(message):
@@ -247,7 +248,7 @@ def _tune_round(task, args, target, seed, round_dir, trials, earlier, copy_from=
                "target": str(target), "rpc": bool(args.rpc), "tvm": tvm.__version__,
                "protocol": {"number": args.number, "repeat": args.repeat, "min_repeat_ms": args.min_repeat_ms,
                             "cache_flush": False, "threads": 1}}
-    _write_atomic(os.path.join(round_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
+    write_atomic(os.path.join(round_dir, "summary.json"), json.dumps(summary, indent=1) + "\n")
     return summary
 
 
@@ -272,25 +273,13 @@ def remeasure_task(task, args, target):
         if b.artifact_path:
             ms.utils.remove_build_dir(b.artifact_path)
     pairs = [{"first_s": first, "again_s": again} for (_, first), again in zip(chosen, ran) if again is not None]
-    _write_atomic(path, json.dumps({"task": task.name, "pairs": pairs, "failed": len(chosen) - len(pairs)}) + "\n")
+    write_atomic(path, json.dumps({"task": task.name, "pairs": pairs, "failed": len(chosen) - len(pairs)}) + "\n")
     return json.load(open(path))
 
 
 def _builder(args):
     from .builder import LocalBuilder
     return LocalBuilder(max_workers=args.build_workers, timeout_sec=args.build_timeout)
-
-
-def _write_atomic(path, text, compress=False):
-    tmp = path + ".tmp"
-    with (gzip.open(tmp, "wt", compresslevel=9) if compress else open(tmp, "w")) as f:
-        f.write(text)
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def _interleaved(chosen):
@@ -398,9 +387,9 @@ def main(argv=None):
         for kind, reasons in (("failed", summary["failed"]), ("refused", refused)):
             for reason, n in reasons.items():
                 totals[f"{kind} ({reason})"] += n
-    _write_atomic(args.output, "".join(lines))
+    write_atomic(args.output, "".join(lines))
     if args.traces:
-        _write_atomic(args.traces, "".join(forms), compress=args.traces.endswith(".gz"))
+        write_atomic(args.traces, "".join(forms))
     details = "; ".join(f"{n} {what}" for what, n in sorted(totals.items()) if what not in ("programs", "remeasured"))
     print(f"collected {totals['programs']} programs of {len(chosen)} tasks into {args.output}"
           + (f" ({totals['remeasured']} measured twice)" if args.remeasure_every else "")

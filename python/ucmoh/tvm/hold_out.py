@@ -12,11 +12,10 @@ and dropped, per dtype, as one JSON line.
 """
 import argparse
 import collections
-import gzip
 import json
-import os
 import sys
 
+from ..files import open_text, write_atomic
 from .networks import NETWORKS, tasks
 
 
@@ -40,7 +39,7 @@ def split_records(paths, held):
     """(kept lines, counts): every line of `paths` whose task is not in `held`."""
     kept, counts = [], collections.Counter()
     for path in paths:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        with open_text(path) as f:
             for number, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -69,10 +68,7 @@ def main(argv=None):
     except (KeyError, ValueError, OSError) as e:
         print(f"hold_out: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
         return 1
-    tmp = args.output + ".tmp"
-    with open(tmp, "w") as f:
-        f.writelines(kept)
-    os.replace(tmp, args.output)
+    write_atomic(args.output, "".join(kept))
     print(json.dumps({"networks": networks, "held_out_tasks": len(held), **counts}))
     return 0
 

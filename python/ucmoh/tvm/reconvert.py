@@ -13,20 +13,15 @@ task, a missing line), stops the run with one line naming it, and nothing is
 written.
 """
 import argparse
-import gzip
 import json
 import multiprocessing
-import os
 import sys
 
 import tvm
 
+from ..files import open_text, write_atomic
 from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
-
-
-def _open(path, mode="rt"):
-    return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
 
 
 def convert_form(line):
@@ -60,9 +55,9 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
     try:
-        with _open(args.records) as f:
+        with open_text(args.records) as f:
             records = [json.loads(line) for line in f]
-        with _open(args.traces) as f:
+        with open_text(args.traces) as f:
             forms = f.readlines()
         with multiprocessing.Pool(args.jobs) as pool:
             converted = [c for chunk in pool.imap(convert_form, forms) for c in chunk]
@@ -76,10 +71,7 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as e:
         print(f"reconvert: {e}", file=sys.stderr)
         return 1
-    tmp = args.output + ".tmp"
-    with (gzip.open(tmp, "wt") if args.output.endswith(".gz") else open(tmp, "w")) as f:
-        f.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
-    os.replace(tmp, args.output)
+    write_atomic(args.output, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     print(f"reconverted {len(records)} records of {len(forms)} tasks into {args.output}", file=sys.stderr)
     return 0
 
