@@ -16,27 +16,13 @@ _BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a
            "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
 
 
-def evaluate(expr, env):
-    """An integer index expression under loop values `env` (absent vars are 0)."""
-    name = type(expr).__name__
-    if name == "IntImm":
-        return int(expr.value)
-    if name == "Var":
-        return env.get(id_of(expr), 0)
-    if name in _BINARY:
-        return _BINARY[name](evaluate(expr.a, env), evaluate(expr.b, env))
-    if name == "Cast":
-        return evaluate(expr.value, env)
-    raise UnsupportedTIR(f"index expression '{expr}' ({name})")
-
-
 def perturbed(expr, forms):
     """An integer index expression with every loop at 0, and what it changes by
-    when one loop alone is at 1: (value, {loop id: change}) — evaluate() at the
-    origin and at each unit step, in one walk. `forms` holds the same pair for
-    the block variables in scope; any other variable is a loop standing for
-    itself. Exact for floordiv / floormod too (each operand's value at a step
-    is its value at the origin plus its change)."""
+    when one loop alone is at 1: (value, {loop id: change}), i.e. the expression
+    evaluated at the origin and at each loop's unit step, in one walk. `forms`
+    holds the same pair for the block variables in scope; any other variable is
+    a loop standing for itself. Exact for floordiv / floormod too (each
+    operand's value at a step is its value at the origin plus its change)."""
     name = type(expr).__name__
     if name == "IntImm":
         return int(expr.value), {}
