@@ -28,6 +28,7 @@ struct FeaturesArgs {
 struct IntrinsicSummary {
   int64_t records = 0, failed = 0, tokens = 0;
   int min_tokens = 1 << 30, max_tokens = 0;
+  int MinTokens() const { return records > failed ? min_tokens : 0; }  // 0 when none featurized
 };
 
 struct Failure {
@@ -55,7 +56,7 @@ void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
     nlohmann::json out = {{"feature_dim", kFeatureDim}, {"schema_version", kFeatureSchemaVersion}};
     for (const auto& [name, s] : by_intrinsic)
       out["intrinsics"][name] = {{"records", s.records}, {"failed", s.failed}, {"tokens", s.tokens},
-                                 {"min_tokens", s.min_tokens}, {"max_tokens", s.max_tokens}};
+                                 {"min_tokens", s.MinTokens()}, {"max_tokens", s.max_tokens}};
     for (const auto& f : failures)
       out["failures"].push_back({{"file", f.file}, {"line", f.line}, {"error", f.message}});
     fmt::print("{}\n", out.dump(2));
@@ -65,7 +66,7 @@ void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
              "tokens", "tokens/prog", "width");
   for (const auto& [name, s] : by_intrinsic)
     fmt::print("{:<26} {:>8} {:>7} {:>10} {:>5}..{:<6} {:>6}\n", name, s.records, s.failed, s.tokens,
-               s.min_tokens, s.max_tokens, kFeatureDim);
+               s.MinTokens(), s.max_tokens, kFeatureDim);
   for (const auto& f : failures) fmt::print("failed: {}:{}: {}\n", f.file, f.line, f.message);
 }
 
