@@ -16,7 +16,8 @@ each), MetaSchedule's gradient task scheduler, a global budget of
   mlp-pretrained MetaSchedule's MLPModel pretrained on the same MetaSchedule data
                  (--mlp, tools/ms_mlp_client.py), trained incrementally after every batch
   ucmoh-learned  the version that learned a first round's tuning logs (--learned;
-                 tools/tvm-network-study-learn): the second tuning session
+                 tools/tvm-network-study-learn): the second tuning session, never
+                 updated online (as ucmoh-frozen, the way docs/compilers.md tunes)
 
 Each run appends one JSON line to OUT/network_results.jsonl (resumable:
 finished runs are skipped; an interrupted run starts again) with every trial
@@ -99,7 +100,7 @@ def cost_model(kind, args, target, seed):
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
-        return CostModel(args.learned, None, target, plugins=args.plugins)
+        return CostModel(args.learned, None, target, plugins=args.plugins, learn=False)
     if kind == "xgb":
         return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
     if kind == "xgb-w16":

@@ -1,6 +1,7 @@
 #include "scoring_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <string>
@@ -19,8 +20,6 @@ namespace {
 // floats per token, 3 MiB at hidden 64) stay in L2. 2^11 scored 4,096
 // CUTLASS programs in 16.5 ms, 2^13 in 17.2 ms, 2^15 in 19.7 ms.
 constexpr int64_t kTokensPerChunk = 1 << 11;
-
-using Epilogue = ScoringPlan::Epilogue;
 
 ScoringPlan::Dense DenseFrom(const torch::nn::Linear& linear, Epilogue epilogue) {
   auto w = linear->weight.detach().to(torch::kFloat).contiguous();
@@ -57,7 +56,8 @@ void FoldNormalizer(const FeatureNormalizer& normalizer, ScoringPlan::Dense& fir
 // cost a page fault per 4 KiB each time (a fifth of scoring, perf).
 struct Workspace {
   std::vector<int64_t> offsets;
-  std::vector<float> x, h, scratch, qkv, per_token;
+  std::vector<float> x, scratch;
+  std::array<std::vector<float>, kActivationCount> activations;  // all but the tokens (x)
 };
 
 Workspace& ThreadWorkspace() {
@@ -104,9 +104,9 @@ dnnl::matmul::primitive_desc DensePrimitive(const KernelShape& shape, Epilogue e
   const memory::desc bias_md({1, shape.out}, f32, {shape.out, 1});
   const memory::desc dst_md({shape.rows, shape.out}, f32, {shape.out, 1});
   dnnl::post_ops ops;
-  if (epilogue == Epilogue::kRelu || epilogue == Epilogue::kReluAddInto)
+  if (AppliesRelu(epilogue))
     ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-  if (epilogue == Epilogue::kAddInto || epilogue == Epilogue::kReluAddInto) ops.append_sum(1.f);
+  if (AddsInto(epilogue)) ops.append_sum(1.f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
   return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weight_md, bias_md, dst_md), attr, CpuEngine());
@@ -197,6 +197,18 @@ void RunDense(const ScoringPlan::Dense& d, const float* src, int64_t rows, float
   if (!kernel.fuses_epilogue) ApplyEpilogue(out, static_cast<size_t>(rows) * d.out, dst, d.epilogue);
 }
 
+// A dense layer from `src` into `dst`. A layer that reads and writes the same
+// activation (encoder layers after the first) writes `scratch` and swaps it in:
+// oneDNN's source and destination must not overlap.
+void RunDenseLayer(const ScoringPlan::Dense& d, std::vector<float>& src, int64_t rows, std::vector<float>& dst,
+                   std::vector<float>& scratch) {
+  if (&src != &dst) return RunDense(d, src.data(), rows, dst.data());
+  scratch.resize(dst.size());
+  if (AddsInto(d.epilogue)) std::copy(dst.begin(), dst.end(), scratch.begin());
+  RunDense(d, src.data(), rows, scratch.data());
+  dst.swap(scratch);
+}
+
 // Round to nearest even in the upper 16 bits: bfloat16, as oneDNN reads it.
 uint16_t ToBf16(float value) {
   uint32_t bits;
@@ -217,30 +229,22 @@ bool ScoringPlan::Supports(const CostModel::Impl& model) {
   return dynamic_cast<const UcmohNet*>(model.net.get()) != nullptr && model.normalizer.fitted();
 }
 
-ScoringPlan::ScoringPlan(const CostModel::Impl& model, bool bf16) {
+// The layer that reads the raw tokens has the normalizer folded in and stays
+// float32 in a bf16 plan: it computes x W' + (b - W' mean), and rounding a
+// large raw value to 8 bits of mantissa before the mean is subtracted would
+// lose what the subtraction leaves. Every later layer reads normalized scales.
+ScoringPlan::ScoringPlan(const CostModel::Impl& model, bool bf16) : config_(model.config) {
   const auto& net = dynamic_cast<const UcmohNet&>(*model.net);
-  hidden_ = model.config.hidden;
-  heads_ = model.config.heads;
-  for (const auto& layer : *net.encoder)
-    if (auto linear = std::dynamic_pointer_cast<torch::nn::LinearImpl>(layer.ptr()))
-      encoder_.push_back(DenseFrom(torch::nn::Linear(linear), Epilogue::kRelu));
-  FoldNormalizer(model.normalizer, encoder_.front());
-  in_proj_ = DenseFrom(net.attention->in_proj, Epilogue::kNone);
-  out_proj_ = DenseFrom(net.attention->out_proj, Epilogue::kAddInto);  // h + attention(h)
-  for (const auto& block : *net.fc_blocks) {
-    const auto& seq = *block->as<torch::nn::Sequential>();
-    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(0)), Epilogue::kRelu));
-    fc_.push_back(DenseFrom(torch::nn::Linear(seq.ptr<torch::nn::LinearImpl>(2)), Epilogue::kReluAddInto));
+  layers_ = net.layers();
+  dense_.resize(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i].kind != NetworkLayer::Kind::kDense) continue;
+    dense_[i] = DenseFrom(net.dense(i), layers_[i].epilogue);
+    if (layers_[i].src == Activation::kTokens)
+      FoldNormalizer(model.normalizer, dense_[i]);
+    else if (bf16)
+      AddBf16Weights(dense_[i]);
   }
-  decoder_ = DenseFrom(net.decoder, Epilogue::kNone);
-  if (!bf16) return;
-  // The first layer stays float32: it reads raw features with the
-  // normalizer folded in, x W' + (b - W' mean), and rounding a large raw
-  // value to 8 bits of mantissa before the mean is subtracted would lose
-  // what the subtraction leaves. Every later layer reads normalized scales.
-  for (Dense* d : {&in_proj_, &out_proj_, &decoder_}) AddBf16Weights(*d);
-  for (size_t i = 1; i < encoder_.size(); ++i) AddBf16Weights(encoder_[i]);
-  for (Dense& d : fc_) AddBf16Weights(d);
 }
 
 namespace {
@@ -281,66 +285,73 @@ std::vector<float> ScoringPlan::Score(const ProgramSet& set) const {
   return scores;
 }
 
-// Programs [first, last): pack their tokens, run the layers, sum
-// each program's per-token scores.
-void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const {
+namespace {
+
+// Packs the tokens of programs [first, last) into w.x, one program after
+// another (w.offsets: where each starts), and returns the rows the layers run
+// on. Rows past the tokens are zeros in, ignored out: every layer works row by
+// row, and attention and the final sums read only the programs' rows.
+int64_t PackTokens(const ProgramSet& set, size_t first, size_t last, Workspace& w) {
   int64_t tokens = 0;
   for (size_t p = first; p < last; ++p) tokens += set.tokens[p].num_tokens;
-  Workspace& w = ThreadWorkspace();
-  std::vector<int64_t>& offsets = w.offsets;
-  offsets.assign(1, 0);
-  // Rows past `tokens` are zeros in, ignored out: every layer works row by
-  // row, and attention and the final sums read only the programs' rows.
   const int64_t rows = PaddedRows(tokens);
+  w.offsets.assign(1, 0);
   w.x.resize(static_cast<size_t>(rows) * kFeatureDim);
   std::fill(w.x.begin() + tokens * kFeatureDim, w.x.end(), 0.f);
   for (size_t p = first; p < last; ++p) {
     const TokenMatrix& m = set.tokens[p];
     if (!m.values.empty())  // an empty vector's data() may be null, which memcpy must not get
-      std::memcpy(w.x.data() + offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
-    offsets.push_back(offsets.back() + m.num_tokens);
+      std::memcpy(w.x.data() + w.offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
+    w.offsets.push_back(w.offsets.back() + m.num_tokens);
   }
-  const size_t width = static_cast<size_t>(rows) * hidden_;
-  w.h.resize(width);
-  w.scratch.resize(width);
-  w.qkv.resize(3 * width);
-  w.per_token.resize(static_cast<size_t>(rows));
-  std::vector<float>&h = w.h, &scratch = w.scratch, &qkv = w.qkv, &per_token = w.per_token;
-  const float* in = w.x.data();
-  for (const Dense& layer : encoder_) {
-    RunDense(layer, in, rows, scratch.data());
-    h.swap(scratch);
-    in = h.data();
-  }
-  RunDense(in_proj_, h.data(), rows, qkv.data());
-  AttendWithinPrograms(qkv.data(), offsets, hidden_, heads_, scratch.data());
-  RunDense(out_proj_, scratch.data(), rows, h.data());
-  for (size_t b = 0; b < fc_.size(); b += 2) {
-    RunDense(fc_[b], h.data(), rows, scratch.data());
-    RunDense(fc_[b + 1], scratch.data(), rows, h.data());
-  }
-  RunDense(decoder_, h.data(), rows, per_token.data());
-  for (size_t p = first; p < last; ++p) {
+  return rows;
+}
+
+// scores[first + i] = the sum of per_token over program i's rows.
+void SumPerProgram(const std::vector<float>& per_token, const std::vector<int64_t>& offsets, size_t first,
+                   float* scores) {
+  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
     float sum = 0.f;
-    for (int64_t t = offsets[p - first]; t < offsets[p - first + 1]; ++t) sum += per_token[t];
-    scores[p] = sum;
+    for (int64_t t = offsets[i]; t < offsets[i + 1]; ++t) sum += per_token[t];
+    scores[first + i] = sum;
   }
 }
 
-std::vector<const ScoringPlan::Dense*> ScoringPlan::Layers() const {
-  std::vector<const Dense*> layers;
-  for (const Dense& d : encoder_) layers.push_back(&d);
-  layers.push_back(&in_proj_);
-  layers.push_back(&out_proj_);
-  for (const Dense& d : fc_) layers.push_back(&d);
-  layers.push_back(&decoder_);
-  return layers;
+}  // namespace
+
+// Programs [first, last): pack their tokens, run the network's layers in
+// order, each activation a buffer of the thread's workspace.
+void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const {
+  Workspace& w = ThreadWorkspace();
+  const int64_t rows = PackTokens(set, first, last, w);
+  std::array<std::vector<float>*, kActivationCount> buffers{};
+  for (int a = 0; a < kActivationCount; ++a) {
+    buffers[a] = a == static_cast<int>(Activation::kTokens) ? &w.x : &w.activations[a];
+    buffers[a]->resize(static_cast<size_t>(rows) * ActivationWidth(static_cast<Activation>(a), config_));
+  }
+  auto buffer = [&](Activation which) -> std::vector<float>& { return *buffers[static_cast<size_t>(which)]; };
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const NetworkLayer& layer = layers_[i];
+    switch (layer.kind) {
+      case NetworkLayer::Kind::kDense:
+        RunDenseLayer(dense_[i], buffer(layer.src), rows, buffer(layer.dst), w.scratch);
+        break;
+      case NetworkLayer::Kind::kSelfAttention:
+        AttendWithinPrograms(buffer(layer.src).data(), w.offsets, config_.hidden, config_.heads,
+                             buffer(layer.dst).data());
+        break;
+      case NetworkLayer::Kind::kSumPerProgram: SumPerProgram(buffer(layer.src), w.offsets, first, scores); break;
+    }
+  }
 }
 
 std::vector<std::string> ScoringPlan::KernelImplementations(int64_t rows) const {
   std::vector<std::string> names;
-  for (const Dense* d : Layers())
-    names.push_back(DenseKernel({d->in, d->out, PaddedRows(rows), d->epilogue, !d->weight_bf16.empty()}).implementation);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i].kind != NetworkLayer::Kind::kDense) continue;
+    const Dense& d = dense_[i];
+    names.push_back(DenseKernel({d.in, d.out, PaddedRows(rows), d.epilogue, !d.weight_bf16.empty()}).implementation);
+  }
   return names;
 }
 

@@ -1,9 +1,10 @@
 // The trained UCMoH network compiled for scoring on the CPU (internal to core).
-// Same function as UcmohNet::forward, computed differently: every program's
+// The layers are the network's one list (network_layers.h), run as UcmohNet
+// runs them but computed differently: every program's
 // tokens are packed one after another (no padding: padded tokens never change
-// a real token's score), each Linear is one oneDNN matmul over all of them
+// a real token's score), each dense layer is one oneDNN matmul over all of them
 // with its bias, ReLU and residual add fused, the feature normalizer is folded
-// into the first layer, and attention runs within each program
+// into the layer that reads the tokens, and attention runs within each program
 // (small_attention.h). tests/scoring_plan_test.cpp checks it against the
 // LibTorch module; docs/journal/benchmarks-2026-11.md (issue 16) has what each step gained.
 #pragma once
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cost_model_impl.h"
+#include "network_layers.h"
 
 namespace ucmoh {
 
@@ -35,10 +37,6 @@ class ScoringPlan {
   // plan avoids it where a plain matmul has a real kernel (tests check).
   std::vector<std::string> KernelImplementations(int64_t rows) const;
 
-  // What a layer does with its matmul's output: writes it, its ReLU, or adds
-  // either into the residual stream already in the destination.
-  enum class Epilogue { kNone, kRelu, kAddInto, kReluAddInto };
-
   // A Linear layer's weights, row-major [out, in], bias [out] and epilogue;
   // in a bf16 plan also the weights rounded to bfloat16 (the upper 16 bits).
   struct Dense {
@@ -50,13 +48,10 @@ class ScoringPlan {
 
  private:
   void ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const;
-  std::vector<const Dense*> Layers() const;  // in the order they run
 
-  int hidden_ = 0, heads_ = 0;
-  std::vector<Dense> encoder_;
-  Dense in_proj_, out_proj_;
-  std::vector<Dense> fc_;  // two per block: the inner and the outer Linear
-  Dense decoder_;
+  NetworkConfig config_;
+  std::vector<NetworkLayer> layers_;
+  std::vector<Dense> dense_;  // per layer of layers_; used by the dense ones
 };
 
 // Scores `set` with the model's plan at `precision`. oneDNN failures come back

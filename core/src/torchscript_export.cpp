@@ -1,6 +1,7 @@
 // The TorchScript artifact of a CostModel (`registry pull`'s model.pt), built
-// in C++ with torch::jit::Module::define. The TorchScript source mirrors
-// ucmoh_network.cpp and feature_normalizer.cpp op for op, beside them in core;
+// in C++ with torch::jit::Module::define. The source is written from the
+// network's one list of layers (network_layers.h), each kind of layer as
+// ucmoh_network.cpp computes it, after feature_normalizer.cpp's normalization;
 // tests/torchscript_export_test.cpp (C++) and tests/pulled_model_python_test.py
 // (Python) check the two agree for every configuration the CLI trains and
 // every intrinsic with data (docs/registry.md, last section).
@@ -12,9 +13,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include "cost_model_impl.h"
+#include "network_layers.h"
 
 namespace ucmoh {
 
@@ -30,34 +31,55 @@ std::string Linear(const std::string& x, const std::string& prefix) {
   return fmt::format("torch.matmul({}, self.{}.t()) + self.{}", x, Attr(prefix + ".weight"), Attr(prefix + ".bias"));
 }
 
-std::string ForwardSource(const NetworkConfig& c) {
-  std::ostringstream s;
+// The source's variable for each activation.
+const char* Variable(Activation a) {
+  switch (a) {
+    case Activation::kTokens: return "x";
+    case Activation::kHidden: return "h";
+    case Activation::kInner: return "f";
+    case Activation::kQkv: return "qkv";
+    case Activation::kContext: return "context";
+    case Activation::kPerToken: return "per_token";
+  }
+  return "";
+}
+
+std::string DenseSource(const NetworkLayer& layer) {
+  std::string y = Linear(Variable(layer.src), layer.name);
+  if (AppliesRelu(layer.epilogue)) y = "torch.relu(" + y + ")";
+  const char* dst = Variable(layer.dst);
+  return AddsInto(layer.epilogue) ? fmt::format("    {0} = {0} + ({1})\n", dst, y) : fmt::format("    {} = {}\n", dst, y);
+}
+
+std::string SelfAttentionSource(const NetworkLayer& layer, const NetworkConfig& c) {
   const int head_dim = c.hidden / c.heads;
-  s << "def forward(self, tokens: Tensor, valid: Tensor) -> Tensor:\n";
-  s << "    x = (tokens - self.norm_mean) * self.norm_inv_std * valid.unsqueeze(-1)\n";
-  std::string h = "x";
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    s << "    h = torch.relu(" << Linear(h, fmt::format("encoder.{}", 2 * i)) << ")\n";
-    h = "h";
+  const char* qkv = Variable(layer.src);
+  std::string s = fmt::format("    B = {0}.size(0)\n    T = {0}.size(1)\n    parts = {0}.chunk(3, -1)\n", qkv);
+  const char* names[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i)
+    s += fmt::format("    {} = parts[{}].reshape([B, T, {}, {}]).transpose(1, 2)\n", names[i], i, c.heads, head_dim);
+  s += fmt::format("    logits = torch.matmul(q, k.transpose(-2, -1)) / {:.17g}\n", std::sqrt(static_cast<double>(head_dim)));
+  s += "    logits = logits + (valid.unsqueeze(1).unsqueeze(1) - 1.0) * 1e9\n";
+  return s + fmt::format("    {} = torch.matmul(torch.softmax(logits, -1), v).transpose(1, 2).reshape([B, T, {}])\n",
+                         Variable(layer.dst), c.hidden);
+}
+
+// The network's layers as TorchScript, after the feature normalizer
+// (feature_normalizer.cpp) that the module holds as buffers.
+std::string ForwardSource(const NetworkConfig& c) {
+  std::string s = "def forward(self, tokens: Tensor, valid: Tensor) -> Tensor:\n";
+  s += fmt::format("    {} = (tokens - self.norm_mean) * self.norm_inv_std * valid.unsqueeze(-1)\n",
+                   Variable(Activation::kTokens));
+  for (const NetworkLayer& layer : UcmohLayers(c)) {
+    switch (layer.kind) {
+      case NetworkLayer::Kind::kDense: s += DenseSource(layer); break;
+      case NetworkLayer::Kind::kSelfAttention: s += SelfAttentionSource(layer, c); break;
+      case NetworkLayer::Kind::kSumPerProgram:
+        s += fmt::format("    return ({}.squeeze(-1) * valid).sum(1)\n", Variable(layer.src));
+        break;
+    }
   }
-  s << "    B = h.size(0)\n    T = h.size(1)\n";
-  s << "    qkv = (" << Linear("h", "attention.in_proj") << ").chunk(3, -1)\n";
-  s << fmt::format("    q = qkv[0].reshape([B, T, {0}, {1}]).transpose(1, 2)\n", c.heads, head_dim);
-  s << fmt::format("    k = qkv[1].reshape([B, T, {0}, {1}]).transpose(1, 2)\n", c.heads, head_dim);
-  s << fmt::format("    v = qkv[2].reshape([B, T, {0}, {1}]).transpose(1, 2)\n", c.heads, head_dim);
-  s << fmt::format("    logits = torch.matmul(q, k.transpose(-2, -1)) / {:.17g}\n",
-                   std::sqrt(static_cast<double>(head_dim)));
-  s << "    logits = logits + (valid.unsqueeze(1).unsqueeze(1) - 1.0) * 1e9\n";
-  s << "    context = torch.matmul(torch.softmax(logits, -1), v)\n";
-  s << fmt::format("    context = context.transpose(1, 2).reshape([B, T, {}])\n", c.hidden);
-  s << "    h = h + (" << Linear("context", "attention.out_proj") << ")\n";
-  for (int b = 0; b < c.fc_blocks; ++b) {
-    s << "    f = torch.relu(" << Linear("h", fmt::format("fc_blocks.{}.0", b)) << ")\n";
-    s << "    h = h + torch.relu(" << Linear("f", fmt::format("fc_blocks.{}.2", b)) << ")\n";
-  }
-  s << "    per_token = (" << Linear("h", "decoder") << ").squeeze(-1)\n";
-  s << "    return (per_token * valid).sum(1)\n";
-  return s.str();
+  return s;
 }
 
 }  // namespace

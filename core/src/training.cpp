@@ -78,7 +78,7 @@ Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOption
     impl.normalizer.Fit(train);
   }
   for (auto& p : impl.net->named_parameters()) {
-    const bool frozen = options.mode == TransferMode::kExtract && IsFeatureExtractorParameter(p.key());
+    const bool frozen = options.mode == TransferMode::kExtract && IsFeatureExtractorParameter(impl.config, p.key());
     p.value().set_requires_grad(!frozen);
   }
   return Status::Ok();

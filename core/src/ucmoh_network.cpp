@@ -1,57 +1,77 @@
 #include "ucmoh_network.h"
 
+#include <array>
 #include <cmath>
 
 #include "ucmoh/features.h"
 
 namespace ucmoh {
 
-SelfAttentionImpl::SelfAttentionImpl(int hidden, int heads_) : heads(heads_) {
-  in_proj = register_module("in_proj", torch::nn::Linear(hidden, 3 * hidden));
-  out_proj = register_module("out_proj", torch::nn::Linear(hidden, hidden));
-}
-
-torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& h, const torch::Tensor& valid) {
-  const int64_t batch = h.size(0), tokens = h.size(1), hidden = h.size(2);
+torch::Tensor SelfAttention(const torch::Tensor& qkv_rows, const torch::Tensor& valid, int heads) {
+  const int64_t batch = qkv_rows.size(0), tokens = qkv_rows.size(1), hidden = qkv_rows.size(2) / 3;
   const int64_t head_dim = hidden / heads;
   auto split_heads = [&](const torch::Tensor& t) {
     return t.reshape({batch, tokens, heads, head_dim}).transpose(1, 2);  // [B, heads, T, dh]
   };
-  auto qkv = in_proj->forward(h).chunk(3, /*dim=*/-1);
+  auto qkv = qkv_rows.chunk(3, /*dim=*/-1);
   auto q = split_heads(qkv[0]), k = split_heads(qkv[1]), v = split_heads(qkv[2]);
   auto logits = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
   // Padding tokens get a large negative logit: never attended to.
   logits = logits + (valid.unsqueeze(1).unsqueeze(1) - 1.0) * 1e9;
   auto context = torch::matmul(torch::softmax(logits, -1), v);  // [B, heads, T, dh]
-  return out_proj->forward(context.transpose(1, 2).reshape({batch, tokens, hidden}));
+  return context.transpose(1, 2).reshape({batch, tokens, hidden});
 }
 
-UcmohNet::UcmohNet(const NetworkConfig& config) {
-  torch::nn::Sequential enc;
-  int in = kFeatureDim;
-  for (int i = 0; i < config.encoder_layers; ++i) {
-    enc->push_back(torch::nn::Linear(in, config.hidden));
-    enc->push_back(torch::nn::ReLU());
-    in = config.hidden;
+namespace {
+
+// Registers `linear` under a dotted name ("fc_blocks.0.2"), creating the plain
+// modules on the way, so its parameters are named `name`.weight / .bias.
+void RegisterNested(torch::nn::Module& root, const std::string& name, const torch::nn::Linear& linear) {
+  torch::nn::Module* parent = &root;
+  size_t begin = 0;
+  for (size_t dot = name.find('.'); dot != std::string::npos; begin = dot + 1, dot = name.find('.', begin)) {
+    const std::string part = name.substr(begin, dot - begin);
+    auto children = parent->named_children();
+    if (const auto* child = children.find(part)) {
+      parent = child->get();
+    } else {
+      parent = parent->register_module(part, std::make_shared<torch::nn::Module>()).get();
+    }
   }
-  encoder = register_module("encoder", enc);
-  attention = register_module("attention", SelfAttention(config.hidden, config.heads));
-  torch::nn::ModuleList blocks;
-  for (int i = 0; i < config.fc_blocks; ++i) {
-    blocks->push_back(torch::nn::Sequential(torch::nn::Linear(config.hidden, config.hidden),
-                                            torch::nn::ReLU(),
-                                            torch::nn::Linear(config.hidden, config.hidden)));
+  parent->register_module(name.substr(begin), linear);
+}
+
+}  // namespace
+
+// The Linears are created in the list's order: with the same seed, the same
+// initial weights as every earlier version of the network.
+UcmohNet::UcmohNet(const NetworkConfig& config) : heads_(config.heads), layers_(UcmohLayers(config)) {
+  dense_.resize(layers_.size(), torch::nn::Linear(nullptr));
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i].kind != NetworkLayer::Kind::kDense) continue;
+    dense_[i] = torch::nn::Linear(layers_[i].in, layers_[i].out);
+    RegisterNested(*this, layers_[i].name, dense_[i]);
   }
-  fc_blocks = register_module("fc_blocks", blocks);
-  decoder = register_module("decoder", torch::nn::Linear(config.hidden, 1));
 }
 
 torch::Tensor UcmohNet::forward(const torch::Tensor& x, const torch::Tensor& valid) {
-  auto h = encoder->forward(x);
-  h = h + attention->forward(h, valid);
-  for (const auto& block : *fc_blocks) h = h + torch::relu(block->as<torch::nn::Sequential>()->forward(h));
-  auto per_token = decoder->forward(h).squeeze(-1);  // [B, T]
-  return (per_token * valid).sum(1);
+  std::array<torch::Tensor, kActivationCount> a;
+  auto at = [&](Activation which) -> torch::Tensor& { return a[static_cast<size_t>(which)]; };
+  at(Activation::kTokens) = x;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const NetworkLayer& layer = layers_[i];
+    switch (layer.kind) {
+      case NetworkLayer::Kind::kDense: {
+        auto y = dense_[i]->forward(at(layer.src));
+        if (AppliesRelu(layer.epilogue)) y = torch::relu(y);
+        at(layer.dst) = AddsInto(layer.epilogue) ? at(layer.dst) + y : y;
+        break;
+      }
+      case NetworkLayer::Kind::kSelfAttention: at(layer.dst) = SelfAttention(at(layer.src), valid, heads_); break;
+      case NetworkLayer::Kind::kSumPerProgram: at(layer.dst) = (at(layer.src).squeeze(-1) * valid).sum(1); break;
+    }
+  }
+  return at(layers_.back().dst);
 }
 
 FlatMlp::FlatMlp(const NetworkConfig& config) : max_tokens(config.max_tokens) {
@@ -77,10 +97,6 @@ torch::Tensor FlatMlp::forward(const torch::Tensor& x, const torch::Tensor& vali
 std::shared_ptr<ScoringNetwork> MakeScoringNetwork(const NetworkConfig& config) {
   if (config.architecture == "mlp") return std::make_shared<FlatMlp>(config);
   return std::make_shared<UcmohNet>(config);
-}
-
-bool IsFeatureExtractorParameter(const std::string& name) {
-  return name.rfind("encoder.", 0) == 0 || name.rfind("attention.", 0) == 0;
 }
 
 }  // namespace ucmoh

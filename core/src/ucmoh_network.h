@@ -1,10 +1,14 @@
-// The UCMoH network in LibTorch (internal to core). Attention is written out
-// with plain tensor ops, not torch::nn::MultiheadAttention, so that the same
-// math can be emitted as TorchScript source for `pull` and checked equal.
+// The networks CostModel trains, in LibTorch (internal to core). The UCMoH
+// network is the list of layers in network_layers.h, run here op by op;
+// attention is written out with plain tensor ops, not
+// torch::nn::MultiheadAttention, as the TorchScript export writes it.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <vector>
+
+#include "network_layers.h"
 #include "ucmoh/cost_model.h"
 
 namespace ucmoh {
@@ -18,24 +22,24 @@ struct ScoringNetwork : torch::nn::Module {
 // The network a config describes (config validated by the caller).
 std::shared_ptr<ScoringNetwork> MakeScoringNetwork(const NetworkConfig& config);
 
-struct SelfAttentionImpl : torch::nn::Module {
-  SelfAttentionImpl(int hidden, int heads);
-  // h: [B, T, H]; valid: [B, T] (1 = real token, 0 = padding).
-  torch::Tensor forward(const torch::Tensor& h, const torch::Tensor& valid);
+// softmax(q k^T / sqrt(head_dim)) v per head over qkv = [q | k | v]
+// ([B, T, 3H]); valid: [B, T] (1 = real token, 0 = padding). Returns [B, T, H].
+torch::Tensor SelfAttention(const torch::Tensor& qkv, const torch::Tensor& valid, int heads);
 
-  int heads;
-  torch::nn::Linear in_proj{nullptr}, out_proj{nullptr};
-};
-TORCH_MODULE(SelfAttention);
-
+// The 'ucmoh' architecture: a Linear per dense layer of UcmohLayers(config),
+// registered under the layer's name, and a forward that runs the list.
 struct UcmohNet : ScoringNetwork {
   explicit UcmohNet(const NetworkConfig& config);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& valid) override;
 
-  torch::nn::Sequential encoder{nullptr};
-  SelfAttention attention{nullptr};
-  torch::nn::ModuleList fc_blocks{nullptr};  // each a Sequential(Linear, ReLU, Linear), used residually
-  torch::nn::Linear decoder{nullptr};
+  const std::vector<NetworkLayer>& layers() const { return layers_; }
+  // The Linear of dense layer `index` of layers().
+  const torch::nn::Linear& dense(size_t index) const { return dense_[index]; }
+
+ private:
+  int heads_;
+  std::vector<NetworkLayer> layers_;
+  std::vector<torch::nn::Linear> dense_;  // per layer; empty for layers without parameters
 };
 
 // The MLP baseline over flattened tokens: [B, max_tokens * D] -> MLP -> score.
@@ -46,8 +50,5 @@ struct FlatMlp : ScoringNetwork {
   int max_tokens;
   torch::nn::Sequential layers{nullptr};
 };
-
-// Names of the parameter groups the feature-extractor mode freezes.
-bool IsFeatureExtractorParameter(const std::string& name);
 
 }  // namespace ucmoh
