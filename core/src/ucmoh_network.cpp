@@ -43,8 +43,10 @@ void RegisterNested(torch::nn::Module& root, const std::string& name, const torc
 
 }  // namespace
 
-// The Linears are created in the list's order: with the same seed, the same
-// initial weights as every earlier version of the network.
+// The Linears draw their initial weights in the list's order, under every
+// compiler. (Until 2026-11-27 an FC block's two Linears were arguments of one
+// Sequential constructor, so GCC drew the second one first and Clang the first:
+// the same seed gave other fc_blocks weights per compiler.)
 UcmohNet::UcmohNet(const NetworkConfig& config) : heads_(config.heads), layers_(UcmohLayers(config)) {
   dense_.resize(layers_.size(), torch::nn::Linear(nullptr));
   for (size_t i = 0; i < layers_.size(); ++i) {
