@@ -1,9 +1,12 @@
 // The request path of `registry serve` (server/src/http_request.cpp, then the
 // Router): raw bytes from the network are parsed under the server's limits
-// and routed on a small real registry, with the tokens file of a real server.
+// and routed on a small real registry (two versions of a lineage learned from
+// the committed H100 records, an alias, events, every artifact), with the
+// project's plugins and the tokens file of a real server.
 // Every refusal is a 4xx with a message (never a 5xx), and nothing is written
 // without a token: the fuzzer cannot know the write token, so a write method
 // answered with a 2xx is a finding.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +19,8 @@
 #include "job_queue.h"
 #include "routes.h"
 #include "store_view.h"
+#include "ucmoh/plugin_loader.h"
+#include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
 
 namespace {
@@ -26,9 +31,17 @@ using namespace ucmoh::server;
 // One registry, tokens file and router per process.
 struct Server {
   // The view is never refreshed: nothing writes the registry (a write would be a finding).
-  Server() : dir(Scratch()), store(dir + "/r.db", std::chrono::hours(24)), artifacts(dir + "/cache"),
-             jobs(dir + "/r.db", plugins, [] {}),
-             router(store, artifacts, plugins, WriteAccess{dir + "/r.db", &*tokens, &jobs, false}) {}
+  Server() : dir(Scratch()), plugins(Plugins()), store(Populated(dir + "/r.db", plugins), std::chrono::hours(24)),
+             artifacts(dir + "/cache"), jobs(dir + "/r.db", plugins, [] {}),
+             router(store, artifacts, plugins, WriteAccess{dir + "/r.db", &*tokens, &jobs, false}) {
+    // The registry really holds what the routes read: a fuzz run against an
+    // empty one would only ever exercise the 404s.
+    for (const char* target : {"/api/versions/2", "/api/versions/stable/evaluation", "/artifacts/1/model.pt"})
+      UCMOH_FUZZ_CHECK(router.Handle(HttpRequest{"GET", target, "", "", ""}).status == 200,
+                       "the fuzz registry does not answer a version route");
+    static const std::string scratch = dir;  // left on exit, not on a finding (the registry is evidence)
+    std::atexit([] { std::filesystem::remove_all(scratch); });
+  }
 
   static std::string Scratch() {
     const std::string dir = std::filesystem::temp_directory_path().string() + "/ucmoh-fuzz-serve-" +
@@ -39,6 +52,32 @@ struct Server {
     UCMOH_FUZZ_CHECK(created.ok(), "cannot create the fuzz registry");
     std::ofstream(dir + "/tokens") << "write a-write-token-the-fuzzer-cannot-guess-0123456789\n";
     return dir;
+  }
+
+  static PluginSet Plugins() {
+    auto loaded = LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
+    UCMOH_FUZZ_CHECK(loaded.ok(), "the project's plugins do not load (build them first)");
+    return std::move(*loaded);
+  }
+
+  // Versions 1 and 2 (tensorcore.h1688, then tensorcore.s1688: a lineage with
+  // a parent, evaluation rows and rehearsal keys), alias `stable` on 1: what
+  // the version, evaluation, artifact and page routes answer from. A small
+  // network and one epoch: seconds, once per process.
+  static std::string Populated(const std::string& db, const PluginSet& plugins) {
+    auto store = registry::RegistryStore::Open(db, registry::OpenMode::kReadWrite);
+    UCMOH_FUZZ_CHECK(store.ok(), "cannot open the fuzz registry");
+    const std::string records = std::string(UCMOH_SOURCE_DIR) + "/data/tensorcore/nvidia-h100-80gb-hbm3.jsonl.gz";
+    UCMOH_FUZZ_CHECK(registry::AddRecordsFiles(**store, plugins, {records}).ok(), "cannot store the H100 records");
+    registry::AddIntrinsicOptions o;
+    o.step.network.hidden = 8;
+    o.step.network.heads = 2;
+    o.step.training.epochs = 1;
+    o.step.rehearsal_programs = 16;
+    for (const char* name : {"tensorcore.h1688", "tensorcore.s1688"})
+      UCMOH_FUZZ_CHECK(registry::AddIntrinsic(**store, plugins, name, o).ok(), "add-intrinsic failed on the fuzz registry");
+    UCMOH_FUZZ_CHECK((*store)->SetAlias("stable", 1).ok(), "cannot set the fuzz registry's alias");
+    return db;
   }
 
   std::string dir;
