@@ -28,6 +28,7 @@ import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 from ucmoh.files import open_text
+from ucmoh.tvm.trace_replay import TaskForm
 
 
 def task_unit(seed, key):
@@ -63,16 +64,13 @@ class Task:
     """One task's candidates in MetaSchedule's form, with their latencies."""
 
     def __init__(self, form, intrinsic):
-        self.name, self.intrinsic = form["task"], intrinsic
-        mod = tvm.ir.load_json(json.dumps(form["workload"]))
-        self.context = ms.TuneContext(mod=mod, target=tvm.target.Target(form["target"]), task_name=self.name)
+        form = TaskForm(form)
+        self.name, self.intrinsic = form.task, intrinsic
+        self.context = ms.TuneContext(mod=form.workload, target=form.target, task_name=self.name)
         self.candidates, self.latency = [], []
-        args_info = ms.arg_info.ArgInfo.from_prim_func(mod["main"])
-        for c in form["candidates"]:
-            if "program" not in c:  # the converter refused it: the registry has no record of it either
-                continue
-            sch = tvm.s_tir.Schedule(mod)
-            tvm.s_tir.schedule.Trace.apply_json_to_schedule(c["trace"], sch)
+        args_info = ms.arg_info.ArgInfo.from_prim_func(form.workload["main"])
+        # only candidates with a record: the registry has none of those the converter refused
+        for c, sch in form.schedules():
             self.candidates.append(ms.MeasureCandidate(sch, args_info))
             self.latency.append(float(np.mean(c["run_secs"])))
 

@@ -23,6 +23,7 @@ import numpy as np
 import tvm
 
 from ucmoh.files import open_text
+from ucmoh.tvm.trace_replay import TaskForm
 from ucmoh.tvm.tir_to_ast import tir_to_ast
 
 
@@ -62,16 +63,9 @@ def main():
     for path in args.traces:
         with open_text(path) as f:
             for line in f:
-                form = json.loads(line)
-                if "int8" in form["task"]:
-                    from ucmoh.tvm.vnni import register
-                    register()
-                mod = tvm.ir.load_json(json.dumps(form["workload"]))
-                target = tvm.target.Target(form["target"])
-                op = form["task"].split(".")[1]
-                for c in form["candidates"][:args.limit or None]:
-                    sch = tvm.s_tir.Schedule(mod)
-                    tvm.s_tir.schedule.Trace.apply_json_to_schedule(c["trace"], sch)
+                form = TaskForm(line)
+                op = form.task.split(".")[1]
+                for _, sch in form.schedules(converted_only=False, limit=args.limit):
                     func = sch.mod["main"]
                     order.reverse()  # alternate which converter runs first
                     times = {}
@@ -79,7 +73,7 @@ def main():
                         convert, refusal = converters[name]
                         start = time.perf_counter()
                         try:
-                            convert(func, target, task=form["task"])
+                            convert(func, form.target, task=form.task)
                         except refusal:
                             break
                         times[name] = time.perf_counter() - start

@@ -22,28 +22,20 @@ import tvm
 from ..files import open_text, write_atomic
 from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
+from .trace_replay import TaskForm
 
 
 def convert_form(line):
     """(program line, AST) of every converted candidate of one task's database form."""
-    form = json.loads(line)
-    if "int8" in form["task"]:
-        from .vnni import register
-        register()
-    mod = tvm.ir.load_json(json.dumps(form["workload"]))
-    target = tvm.target.Target(form["target"])
+    form = TaskForm(line)
     out = []
-    for c in form["candidates"]:
-        if "program" not in c:
-            continue
-        sch = tvm.s_tir.Schedule(mod)
-        tvm.s_tir.schedule.Trace.apply_json_to_schedule(c["trace"], sch)
+    for c, sch in form.schedules():
         try:
-            ast = tir_to_ast(sch.mod["main"], target, task=form["task"])
+            ast = tir_to_ast(sch.mod["main"], form.target, task=form.task)
         except UnsupportedTIR as e:
-            raise ValueError(f"task {form['task']}, program {c['program']}: the converter now refuses it: {e}") from None
+            raise ValueError(f"task {form.task}, program {c['program']}: the converter now refuses it: {e}") from None
         del ast["task"]
-        out.append((c["program"], form["task"], ast))
+        out.append((c["program"], form.task, ast))
     return out
 
 
