@@ -1,5 +1,6 @@
 // What every fuzz target (one file per decoder of outside bytes) shares: the
-// libFuzzer entry point it defines, a scratch file for the decoders that read
+// libFuzzer entry point it defines (and, where set-up is slow, the optional
+// initializer), a scratch file for the decoders that read
 // paths, and the check that turns a broken promise into a crash the fuzzer
 // reports. A decoder may refuse any input, but a refusal must be an error
 // with a message, and whatever it accepts must survive its own round trip.
@@ -17,6 +18,9 @@
 #include "ucmoh/status.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Optional: set-up that may take seconds (a target's registry), run once before
+// the first input and outside libFuzzer's per-input -timeout.
+extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
 
 namespace ucmoh::fuzz {
 
