@@ -104,8 +104,8 @@ void ExpectLessForgettingThanFinetuning(LifelongMethod method) {
   ASSERT_TRUE(kept.ok()) << kept.status().message();
   // Step 0 is the same model in both runs.
   EXPECT_DOUBLE_EQ(finetune.pca[0][0], kept->pca[0][0]);
-  std::printf("%s: h1688 held-out PCA after h16816: finetune %.4f, %s %.4f (penalty %.5f, %lld replayed)\n",
-              LifelongMethodName(method), finetune.pca[1][0], LifelongMethodName(method), kept->pca[1][0],
+  std::printf("%s: h1688 held-out PCA after h1688 %.4f; after h16816: finetune %.4f, %s %.4f (penalty %.5f, %lld replayed)\n",
+              LifelongMethodName(method), finetune.pca[0][0], finetune.pca[1][0], LifelongMethodName(method), kept->pca[1][0],
               kept->steps[1].penalty, static_cast<long long>(kept->steps[1].replayed_programs));
   EXPECT_GT(kept->pca[1][0], finetune.pca[1][0]) << "held-out PCA of the first intrinsic after the second";
   EXPECT_EQ(kept->steps[1].replayed_programs > 0, MethodReplays(method));

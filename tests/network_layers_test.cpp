@@ -52,6 +52,8 @@ void ExpectWellFormed(const NetworkConfig& c) {
     written.insert(layer.dst);
   }
   EXPECT_EQ(layers.back().kind, NetworkLayer::Kind::kSumPerProgram) << "the network ends in a program's score";
+  std::set<int> draws;
+  for (const auto& layer : layers) EXPECT_TRUE(draws.insert(layer.draw_order).second) << layer.name << ": draw order twice";
 }
 
 TEST(NetworkLayers, EveryShapeTheCliTrainsIsWellFormed) {

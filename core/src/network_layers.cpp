@@ -58,6 +58,16 @@ std::vector<NetworkLayer> UcmohLayers(const NetworkConfig& c) {
   }
   layers.push_back(Dense("decoder", c.hidden, 1, A::kHidden, A::kPerToken, Epilogue::kNone));
   layers.push_back(Pass(Kind::kSumPerProgram, "score", A::kPerToken, A::kPerToken));
+  // Initial weights are drawn in run order, except that an FC block's outer
+  // Linear draws before its inner one: the first module built a block as
+  // Sequential(Linear, ReLU, Linear) and GCC evaluates constructor arguments
+  // right to left. Every figure in the docs and every seeded test was trained
+  // so; Clang builds drew the other way until the order was made explicit here.
+  int order = 0;
+  for (auto& layer : layers) layer.draw_order = order++;
+  for (size_t i = 0; i + 1 < layers.size(); ++i)
+    if (layers[i].name.rfind("fc_blocks.", 0) == 0 && layers[i].epilogue == Epilogue::kRelu)
+      std::swap(layers[i].draw_order, layers[i + 1].draw_order);
   return layers;
 }
 

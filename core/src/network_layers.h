@@ -45,6 +45,9 @@ struct NetworkLayer {
   Activation src = Activation::kTokens, dst = Activation::kHidden;
   Epilogue epilogue = Epilogue::kNone;
   bool feature_extractor = false;  // frozen by TransferMode::kExtract
+  // kDense: when the module draws this layer's initial weights, relative to
+  // the other dense layers (same seed, same weights as every stored model).
+  int draw_order = 0;
 };
 
 // The 'ucmoh' architecture of `config` (validated by the caller).

@@ -1,5 +1,6 @@
 #include "ucmoh_network.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -43,17 +44,19 @@ void RegisterNested(torch::nn::Module& root, const std::string& name, const torc
 
 }  // namespace
 
-// The Linears draw their initial weights in the list's order, under every
-// compiler. (Until 2026-11-27 an FC block's two Linears were arguments of one
-// Sequential constructor, so GCC drew the second one first and Clang the first:
-// the same seed gave other fc_blocks weights per compiler.)
+// The Linears are created in the layers' draw_order (their initial weights,
+// seed for seed, those of every stored model) and registered in run order
+// (the parameter order of model files).
 UcmohNet::UcmohNet(const NetworkConfig& config) : heads_(config.heads), layers_(UcmohLayers(config)) {
   dense_.resize(layers_.size(), torch::nn::Linear(nullptr));
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    if (layers_[i].kind != NetworkLayer::Kind::kDense) continue;
-    dense_[i] = torch::nn::Linear(layers_[i].in, layers_[i].out);
-    RegisterNested(*this, layers_[i].name, dense_[i]);
-  }
+  std::vector<size_t> by_draw;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    if (layers_[i].kind == NetworkLayer::Kind::kDense) by_draw.push_back(i);
+  std::sort(by_draw.begin(), by_draw.end(),
+            [&](size_t a, size_t b) { return layers_[a].draw_order < layers_[b].draw_order; });
+  for (size_t i : by_draw) dense_[i] = torch::nn::Linear(layers_[i].in, layers_[i].out);
+  for (size_t i = 0; i < layers_.size(); ++i)
+    if (layers_[i].kind == NetworkLayer::Kind::kDense) RegisterNested(*this, layers_[i].name, dense_[i]);
 }
 
 torch::Tensor UcmohNet::forward(const torch::Tensor& x, const torch::Tensor& valid) {
