@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "ucmoh/features.h"
 
 namespace ucmoh {
@@ -51,7 +53,9 @@ std::vector<NetworkLayer> UcmohLayers(const NetworkConfig& c) {
   layers.push_back(Pass(Kind::kSelfAttention, "attention", A::kQkv, A::kContext));
   layers.push_back(Dense("attention.out_proj", c.hidden, c.hidden, A::kContext, A::kHidden, Epilogue::kAddInto));
   for (auto& layer : layers) layer.feature_extractor = true;  // everything up to here
+  std::vector<size_t> fc_inner;  // where each block's inner Linear is
   for (int b = 0; b < c.fc_blocks; ++b) {
+    fc_inner.push_back(layers.size());
     layers.push_back(Dense(fmt::format("fc_blocks.{}.0", b), c.hidden, c.hidden, A::kHidden, A::kInner, Epilogue::kRelu));
     layers.push_back(
         Dense(fmt::format("fc_blocks.{}.2", b), c.hidden, c.hidden, A::kInner, A::kHidden, Epilogue::kReluAddInto));
@@ -63,11 +67,8 @@ std::vector<NetworkLayer> UcmohLayers(const NetworkConfig& c) {
   // Sequential(Linear, ReLU, Linear) and GCC evaluates constructor arguments
   // right to left. Every figure in the docs and every seeded test was trained
   // so; Clang builds drew the other way until the order was made explicit here.
-  int order = 0;
-  for (auto& layer : layers) layer.draw_order = order++;
-  for (size_t i = 0; i + 1 < layers.size(); ++i)
-    if (layers[i].name.rfind("fc_blocks.", 0) == 0 && layers[i].epilogue == Epilogue::kRelu)
-      std::swap(layers[i].draw_order, layers[i + 1].draw_order);
+  for (size_t i = 0; i < layers.size(); ++i) layers[i].draw_order = static_cast<int>(i);
+  for (size_t inner : fc_inner) std::swap(layers[inner].draw_order, layers[inner + 1].draw_order);
   return layers;
 }
 
