@@ -56,8 +56,8 @@ void FoldNormalizer(const FeatureNormalizer& normalizer, ScoringPlan::Dense& fir
 // cost a page fault per 4 KiB each time (a fifth of scoring, perf).
 struct Workspace {
   std::vector<int64_t> offsets;
-  std::vector<float> x, scratch;
-  std::array<std::vector<float>, kActivationCount> activations;  // all but the tokens (x)
+  std::vector<float> scratch;
+  std::array<std::vector<float>, kActivationCount> activations;  // by Activation
 };
 
 Workspace& ThreadWorkspace() {
@@ -287,7 +287,8 @@ std::vector<float> ScoringPlan::Score(const ProgramSet& set) const {
 
 namespace {
 
-// Packs the tokens of programs [first, last) into w.x, one program after
+// Packs the tokens of programs [first, last) into the workspace's token
+// activation, one program after
 // another (w.offsets: where each starts), and returns the rows the layers run
 // on. Rows past the tokens are zeros in, ignored out: every layer works row by
 // row, and attention and the final sums read only the programs' rows.
@@ -296,12 +297,13 @@ int64_t PackTokens(const ProgramSet& set, size_t first, size_t last, Workspace& 
   for (size_t p = first; p < last; ++p) tokens += set.tokens[p].num_tokens;
   const int64_t rows = PaddedRows(tokens);
   w.offsets.assign(1, 0);
-  w.x.resize(static_cast<size_t>(rows) * kFeatureDim);
-  std::fill(w.x.begin() + tokens * kFeatureDim, w.x.end(), 0.f);
+  std::vector<float>& x = w.activations[static_cast<size_t>(Activation::kTokens)];
+  x.resize(static_cast<size_t>(rows) * kFeatureDim);
+  std::fill(x.begin() + tokens * kFeatureDim, x.end(), 0.f);
   for (size_t p = first; p < last; ++p) {
     const TokenMatrix& m = set.tokens[p];
     if (!m.values.empty())  // an empty vector's data() may be null, which memcpy must not get
-      std::memcpy(w.x.data() + w.offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
+      std::memcpy(x.data() + w.offsets.back() * kFeatureDim, m.values.data(), m.values.size() * sizeof(float));
     w.offsets.push_back(w.offsets.back() + m.num_tokens);
   }
   return rows;
@@ -324,12 +326,9 @@ void SumPerProgram(const std::vector<float>& per_token, const std::vector<int64_
 void ScoringPlan::ScoreChunk(const ProgramSet& set, size_t first, size_t last, float* scores) const {
   Workspace& w = ThreadWorkspace();
   const int64_t rows = PackTokens(set, first, last, w);
-  std::array<std::vector<float>*, kActivationCount> buffers{};
-  for (int a = 0; a < kActivationCount; ++a) {
-    buffers[a] = a == static_cast<int>(Activation::kTokens) ? &w.x : &w.activations[a];
-    buffers[a]->resize(static_cast<size_t>(rows) * ActivationWidth(static_cast<Activation>(a), config_));
-  }
-  auto buffer = [&](Activation which) -> std::vector<float>& { return *buffers[static_cast<size_t>(which)]; };
+  for (int a = 0; a < kActivationCount; ++a)
+    w.activations[a].resize(static_cast<size_t>(rows) * ActivationWidth(static_cast<Activation>(a), config_));
+  auto buffer = [&](Activation which) -> std::vector<float>& { return w.activations[static_cast<size_t>(which)]; };
   for (size_t i = 0; i < layers_.size(); ++i) {
     const NetworkLayer& layer = layers_[i];
     switch (layer.kind) {
