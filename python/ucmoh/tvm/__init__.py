@@ -14,10 +14,16 @@ those ASTs through libucmoh and whose update is libucmoh's online update
 (tools/setup-tvm); docs/compilers.md ("TVM") says what is converted and what
 is refused (UnsupportedTIR, naming the construct: never silently dropped).
 """
-from .builder import LocalBuilder
-from .cost_model import CostModel
-from .intrinsics import TensorCall, vector_intrinsic
-from .tir_exprs import UnsupportedTIR
-from .tir_to_ast import tir_to_ast
+import importlib
 
-__all__ = ["CostModel", "LocalBuilder", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]
+# Imported when first named (PEP 562), not with the package: they need TVM's
+# compiler, and ucmoh.tvm.run_exported runs where only TVM's runtime is.
+_EXPORTS = {"CostModel": "cost_model", "LocalBuilder": "builder", "TensorCall": "intrinsics",
+            "vector_intrinsic": "intrinsics", "UnsupportedTIR": "tir_exprs", "tir_to_ast": "tir_to_ast"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

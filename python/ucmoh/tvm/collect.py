@@ -42,6 +42,7 @@ import sys
 import time
 
 from ..files import write_atomic
+from . import timing
 
 
 def _fail(message):
@@ -314,9 +315,9 @@ def _parse(argv):
                    "(default: this host, one core)")
     p.add_argument("--rpc", default="", help="TRACKER_HOST:PORT:KEY: measure on the tracker's servers")
     p.add_argument("--rpc-workers", type=int, default=1)
-    p.add_argument("--number", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--min-repeat-ms", type=int, default=20)
+    p.add_argument("--number", type=int, default=timing.NUMBER)
+    p.add_argument("--repeat", type=int, default=timing.REPEAT)
+    p.add_argument("--min-repeat-ms", type=int, default=timing.MIN_REPEAT_MS)
     p.add_argument("--build-workers", type=int, default=2)
     p.add_argument("--build-timeout", type=int, default=60)
     p.add_argument("--run-timeout", type=int, default=30)
