@@ -5,22 +5,30 @@
 # record, the task and candidate it came from (every record line exactly
 # once, the record's latency the mean of that candidate's run_secs), so TVM's
 # features can be recomputed from it; and the fp32 data has the tasks and
-# candidates docs/data.md says. Needs only the registry and the system python3.
+# candidates docs/data.md says. The second host's files (second-host/: a subset
+# of those candidates timed on another machine, docs/data.md "A second CPU")
+# are checked alike, and each of their candidates must be one a collection
+# file traced for the same task. Needs only the registry and the system python3.
 #   metaschedule_data_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
 shopt -s nullglob
 files=("$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz)
 [[ ${#files[@]} -ge 2 ]] || { echo "FAIL: no committed MetaSchedule records under $src/data/metaschedule"; exit 1; }
-for records in "${files[@]}"; do
+second=("$src"/data/metaschedule/second-host/*.float32.jsonl.gz "$src"/data/metaschedule/second-host/*.int8.jsonl.gz)
+for records in "${files[@]}" "${second[@]}"; do
+  collected=""  # for a second host's file: the collection's traces of its dtype
+  [[ $records == */second-host/* ]] && collected=$(ls "$src"/data/metaschedule/*."$(basename "$records" | cut -d. -f2)".traces.jsonl.gz)
   lines=$(zcat "$records" | wc -l)
   "$build/bin/registry" features "$records" > /tmp/ms-data-features.$$ 2>&1 || { cat /tmp/ms-data-features.$$; exit 1; }
   grep -Eq "^x86\.(avx2|avx512|vnni) +$lines +0 " /tmp/ms-data-features.$$ || {
     echo "FAIL: $records: not all $lines records featurize:"; cat /tmp/ms-data-features.$$; exit 1; }
   rm -f /tmp/ms-data-features.$$
-  python3 - "$records" "${records%.jsonl.gz}.traces.jsonl.gz" <<'PY'
+  python3 - "$records" "${records%.jsonl.gz}.traces.jsonl.gz" $collected <<'PY'
 import collections, gzip, json, sys
-records_path, traces_path = sys.argv[1:]
+records_path, traces_path, collected = sys.argv[1], sys.argv[2], sys.argv[3:]
+traced = {(form["task"], json.dumps(c["trace"])) for path in collected
+          for form in map(json.loads, gzip.open(path, "rt")) for c in form["candidates"]}
 records = [json.loads(line) for line in gzip.open(records_path, "rt")]
 for i, r in enumerate(records, 1):
     assert r["provenance"]["kind"] == "measured", f"{records_path}:{i}: not marked measured"
@@ -36,6 +44,8 @@ for n, line in enumerate(gzip.open(traces_path, "rt"), 1):
             continue
         seen[c["program"]] += 1
         per_task[form["task"]] += 1
+        assert not collected or (form["task"], json.dumps(c["trace"])) in traced, \
+            f"{traces_path}:{n}: a candidate of {form['task']} that no collection file traced"
         r = records[c["program"] - 1]
         assert r["task"]["key"] == form["task"], f"{traces_path}:{n}: record {c['program']} is of task {r['task']['key']}"
         mean = sum(c["run_secs"]) / len(c["run_secs"])
@@ -43,11 +53,11 @@ for n, line in enumerate(gzip.open(traces_path, "rt"), 1):
             f"{traces_path}:{n}: record {c['program']} latency {r['latency']['mean_s']} != mean run_secs {mean}"
 assert sorted(seen) == list(range(1, len(records) + 1)) and max(seen.values()) == 1, \
     f"{traces_path}: names {len(seen)} of {len(records)} records (each must be named once)"
-if ".float32." in records_path:  # 152 tasks tuned for 64 trials (docs/data.md)
+if ".float32." in records_path and not collected:  # 152 tasks tuned for 64 trials (docs/data.md)
     counts = sorted(per_task.values())
     assert len(counts) >= 150 and counts[len(counts) // 2] >= 60, \
         f"{traces_path}: {len(counts)} fp32 tasks, median {counts[len(counts) // 2]} records (docs/data.md: 152, 63)"
-if ".int8." in records_path:  # 105 tasks; the 44 first of the collector's order extended to 64 trials and more
+if ".int8." in records_path and not collected:  # 105 tasks; the 44 first of the collector's order extended to 64 trials and more
     full = sum(1 for n in per_task.values() if n >= 64)
     assert len(per_task) >= 100 and full >= 40, \
         f"{traces_path}: {len(per_task)} int8 tasks, {full} with >= 64 records (docs/data.md: 105, 43)"
