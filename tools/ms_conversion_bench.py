@@ -7,7 +7,8 @@ the cost model scheduled functions), then times `tir_to_ast` on the scheduled
 PrimFunc, as ucmoh.tvm.CostModel.predict calls it. Prints the median and mean
 per candidate, by operator. With --against REV the converter of git revision
 REV runs too, the two alternated candidate by candidate in this one process
-(so both see the same machine load), and both are printed.
+(so both see the same machine load), and both are printed, with the number of
+candidates whose two ASTs differ (0 for a change that only makes it faster).
 """
 import argparse
 import collections
@@ -59,7 +60,7 @@ def main():
     if args.against:
         converters[args.against] = converter_at(args.against, work.name)
     seconds = {name: collections.defaultdict(list) for name in converters}
-    order = list(converters)
+    order, differ = list(converters), 0
     for path in args.traces:
         with open_text(path) as f:
             for line in f:
@@ -68,19 +69,23 @@ def main():
                 for _, sch in form.schedules(converted_only=False, limit=args.limit):
                     func = sch.mod["main"]
                     order.reverse()  # alternate which converter runs first
-                    times = {}
+                    times, asts = {}, {}
                     for name in order:
                         convert, refusal = converters[name]
                         start = time.perf_counter()
                         try:
-                            convert(func, form.target, task=form.task)
+                            asts[name] = convert(func, form.target, task=form.task)
                         except refusal:
                             break
                         times[name] = time.perf_counter() - start
                     if len(times) == len(converters):  # refused by none
                         for name, t in times.items():
                             seconds[name][op].append(t)
-    print(json.dumps({name: summary(s) for name, s in seconds.items()} if args.against else summary(seconds["current"])))
+                        differ += len({json.dumps(a, sort_keys=True) for a in asts.values()}) > 1
+    result = {name: summary(s) for name, s in seconds.items()} if args.against else summary(seconds["current"])
+    if args.against:
+        result["asts_differ"] = differ
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ class UnsupportedTIR(ValueError):
 
 
 def id_of(var):
-    return var.name + "#" + str(var.__hash__())
+    """A variable's identity (its object's handle: two variables may share a name)."""
+    return var.__hash__()
 
 
 _BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,

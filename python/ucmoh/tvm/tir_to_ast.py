@@ -124,12 +124,15 @@ def unrolled_loops(func):
 
 
 class Converter:
-    """Walks one PrimFunc; `loops` is the stack of enclosing For nodes."""
+    """Walks one PrimFunc; `loops` is the stack of enclosing loops, each
+    (variable id, kind as int, For node): read through the FFI once, as every
+    block and access inside asks for them."""
 
     def __init__(self, target):
         self.target = target
         self.gpu = target.kind.name == "cuda"
         self.buffers, self.loops = {}, []
+        self.element_bytes = {}  # buffer name -> bytes of one element
         self.unrolled = set()  # ids of the loops UnrollLoop unrolls (unrolled_loops)
         self.computes = []  # (loops, realize, TensorCall or None) of multiply-accumulate blocks
         self.copies = []    # (loops, realize, vector width) of copy blocks
@@ -148,19 +151,21 @@ class Converter:
         raise UnsupportedTIR(f"statement {name}")
 
     def loop(self, loop):
-        kind = loop_kind(loop)
-        if kind == "serial" and id_of(loop.loop_var) in self.unrolled:
+        kind, var = loop_kind(loop), loop.loop_var
+        loop_id = id_of(var)
+        if kind == "serial" and loop_id in self.unrolled:
             kind = "unrolled"
-        if type(loop.extent).__name__ != "IntImm":
-            raise UnsupportedTIR(f"loop '{loop.loop_var.name}' with a symbolic extent")
-        self.loops.append(loop)
+        extent = loop.extent
+        if type(extent).__name__ != "IntImm":
+            raise UnsupportedTIR(f"loop '{var.name}' with a symbolic extent")
+        self.loops.append((loop_id, int(loop.kind), loop))
         try:
             body = self.nodes(loop.body)
         finally:
             self.loops.pop()
         if kind == "vectorized":
             return body  # the vector lanes are the compute stage's calls (see block)
-        return [{"loop": {"var": loop.loop_var.name, "extent": int(loop.extent.value), "kind": kind}, "body": body}]
+        return [{"loop": {"var": var.name, "extent": int(extent.value), "kind": kind}, "body": body}]
 
     def block(self, realize):
         block = realize.block
@@ -185,15 +190,15 @@ class Converter:
             finally:
                 self.forms = outer
         what = "tensor" if tensor else self.classify(block, calls)
-        vector = [l for l in self.loops if int(l.kind) == 2]
-        width = int(vector[-1].extent.value) if vector else 1
+        vector = [l for l in self.loops if l[1] == 2]
+        width = int(vector[-1][2].extent.value) if vector else 1
         steps = self.loop_steps(vector)
         stages = [self.access("load", r, forms, steps, width) for r in block.reads]
         if what in ("tensor", "fma"):
             stages.append(self.compute(block, realize, tensor, width))
         elif what == "copy":
             self.copied.add(buffer_of(block.writes[0]).name)
-            self.copies.append((list(self.loops), realize, width))
+            self.copies.append(([l[2] for l in self.loops], realize, width))
         stages += [self.access("store", r, forms, steps, width) for r in block.writes]
         return stages
 
@@ -239,7 +244,7 @@ class Converter:
             raise UnsupportedTIR(f"block '{block.name_hint}' computes with {intrinsic}, another block with "
                                  f"{self.intrinsic}: one intrinsic per program")
         self.intrinsic = intrinsic
-        self.computes.append((list(self.loops), realize, tensor))
+        self.computes.append(([l[2] for l in self.loops], realize, tensor))
         calls = tensor.calls if tensor else max(1, width // self.lanes)
         flops = tensor.flops_per_call if tensor else 2 * self.lanes
         return {"stage": {"kind": "compute", "name": block.name_hint, "intrinsic": intrinsic,
@@ -262,41 +267,45 @@ class Converter:
         raise UnsupportedTIR(f"buffer '{buffer.name}' in scope '{scope}'")
 
     def declare(self, buffer):
-        if buffer.name not in self.buffers:  # the first declaration of a name holds (read through the FFI once)
-            self.buffers[buffer.name] = {"name": buffer.name, "shape": [int(s) for s in buffer.shape],
-                                         "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)}
+        """The buffer's AST entry; the first declaration of a name holds (read through the FFI once)."""
+        name = buffer.name
+        if name not in self.buffers:
+            self.buffers[name] = {"name": name, "shape": [int(s) for s in buffer.shape],
+                                  "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)}
+            self.element_bytes[name] = DTYPES[str(buffer.dtype)][1]
+        return self.buffers[name]
 
     def loop_steps(self, vector):
         """The ids of the AST loops around a block (outermost first; vectorized
         loops fold into the stages) and of its innermost vector loop (or None)."""
-        ast_loops = [id_of(l.loop_var) for l in self.loops if int(l.kind) != 2]
-        return ast_loops, (id_of(vector[-1].loop_var) if vector else None)
+        ast_loops = [loop_id for loop_id, kind, _ in self.loops if kind != 2]
+        return ast_loops, (vector[-1][0] if vector else None)
 
     @staticmethod
-    def flat_changes(shape, ranges, forms):
+    def flat_changes(shape, mins, forms):
         """How a region's first element (row-major) moves when each loop alone steps by one."""
         changes = {}
-        for extent, r in zip(shape, ranges):
+        for extent, start in zip(shape, mins):
             changes = {k: v * extent for k, v in changes.items()}
-            for k, v in perturbed(r.min, forms)[1].items():
+            for k, v in perturbed(start, forms)[1].items():
                 changes[k] = changes.get(k, 0) + v
         return changes
 
     def access(self, kind, region, forms, steps, width):
-        buffer = buffer_of(region)
-        self.declare(buffer)
-        shape, ranges = [int(s) for s in buffer.shape], list(region.region)  # read through the FFI once
-        changes = self.flat_changes(shape, ranges, forms)
+        declared = self.declare(buffer_of(region))
+        name, shape = declared["name"], declared["shape"]
+        ranges = [(r.min, r.extent) for r in region.region]  # read through the FFI once
+        changes = self.flat_changes(shape, [start for start, _ in ranges], forms)
         ast_loops, vector_loop = steps
         stride = abs(changes.get(vector_loop, 0)) if vector_loop else 0
-        extents = [int(r.extent.value) if type(r.extent).__name__ == "IntImm" else 1 for r in ranges]
+        extents = [int(e.value) if type(e).__name__ == "IntImm" else 1 for _, e in ranges]
         elements = math.prod(extents) * (width if stride else 1)
-        size = DTYPES[str(buffer.dtype)][1]
+        size = self.element_bytes[name]
         cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
         contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, shape) * size
-        scope = self.buffers[buffer.name]["scope"]
+        scope = declared["scope"]
         src, dst = (scope, "register") if kind == "load" else ("register", scope)
-        return {"stage": {"kind": kind, "name": f"{kind}_{buffer.name}", "buffer": buffer.name, "src": src, "dst": dst,
+        return {"stage": {"kind": kind, "name": f"{kind}_{name}", "buffer": name, "src": src, "dst": dst,
                           "bytes": elements * size, "unique_bytes": elements * size,
                           "element_stride": stride if stride else 1,
                           "vector_bytes": max(size, min(contiguous, cap)), "reuse": 1,
