@@ -8,6 +8,13 @@ class UnsupportedTIR(ValueError):
     """A TIR construct the converter does not understand (its message names it)."""
 
 
+def elements(array):
+    """A TVM FFI array's elements as a list. Iterating the array asks the FFI
+    for its size again before every element; a slice asks once (the converter
+    walks thousands of these per candidate)."""
+    return array[:]
+
+
 def id_of(var):
     """A variable's identity (its object's handle: two variables may share a name)."""
     return var.__hash__()
@@ -65,11 +72,11 @@ def calls_in(node):
     name = type(node).__name__
     if name == "Call":
         yield node
-        for a in node.args:
+        for a in elements(node.args):
             yield from calls_in(a)
         return
     if name in ("SeqStmt",):
-        for s in node.seq:
+        for s in elements(node.seq):
             yield from calls_in(s)
         return
     for field in ("value", "a", "b", "body", "then_case", "else_case", "condition", "base", "block"):

@@ -12,7 +12,7 @@ refused with UnsupportedTIR naming it, never dropped.
 import math
 
 from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, tensor_call, vector_intrinsic
-from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, id_of, perturbed
+from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, elements, id_of, perturbed
 from .template_inputs import gemm_inputs, tensorcore_inputs
 
 _CPU_LOOPS = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
@@ -38,12 +38,12 @@ def loop_kind(loop):
 def _contiguous_elements(extents, shape):
     """Elements of a region that are adjacent in memory: its trailing extents while
     they span whole buffer dimensions, and the first one that does not."""
-    elements = 1
+    count = 1
     for extent, full in zip(reversed(extents), reversed(shape)):
-        elements *= extent
+        count *= extent
         if extent != full:
             break
-    return elements
+    return count
 
 
 _ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Max", "Min", "Cast", "Select", "BufferLoad",
@@ -58,7 +58,7 @@ def _check_elementwise(block, expr):
     if name == "Call":
         if expr.op.name.split(".")[-1] not in _ELEMENTWISE_CALLS:  # "tirx.exp", "prim.if_then_else"
             raise UnsupportedTIR(f"block '{block.name_hint}': calls {expr.op.name}")
-        children = list(expr.args)
+        children = elements(expr.args)
     elif name in _ELEMENTWISE:
         children = [getattr(expr, f) for f in ("a", "b", "value", "condition", "true_value", "false_value")
                     if hasattr(expr, f) and hasattr(getattr(expr, f), "same_as")]
@@ -87,7 +87,7 @@ def unrolled_loops(func):
         name = type(stmt).__name__
         if name == "SeqStmt":
             steps = unroll_depth = loop_depth = 0
-            for child in stmt.seq:
+            for child in elements(stmt.seq):
                 s, u, n = visit(child, max_step)
                 steps, unroll_depth, loop_depth = steps + s, max(unroll_depth, u), max(loop_depth, n)
             return steps, unroll_depth, loop_depth
@@ -143,7 +143,7 @@ class Converter:
     def nodes(self, stmt):
         name = type(stmt).__name__
         if name == "SeqStmt":
-            return [n for s in stmt.seq for n in self.nodes(s)]
+            return [n for s in elements(stmt.seq) for n in self.nodes(s)]
         if name == "For":
             return self.loop(stmt)
         if name == "SBlockRealize":
@@ -169,16 +169,15 @@ class Converter:
 
     def block(self, realize):
         block = realize.block
-        if block.name_hint == "root" or not block.writes:
-            for buffer in block.alloc_buffers:
-                self.declare(buffer)
-            return self.nodes(block.body)
-        for buffer in block.alloc_buffers:
+        writes = elements(block.writes)
+        for buffer in elements(block.alloc_buffers):
             self.declare(buffer)
+        if block.name_hint == "root" or not writes:
+            return self.nodes(block.body)
         calls = list(calls_in(block.body))  # walked once: the intrinsic and the block's kind both read them
         tensor = tensor_call(block, calls, self.dtype_of)
         forms = dict(self.forms)
-        for iv, value in zip(block.iter_vars, realize.iter_values):
+        for iv, value in zip(elements(block.iter_vars), elements(realize.iter_values)):
             forms[id_of(iv.var)] = perturbed(value, self.forms)
         if tensor is None and type(block.body).__name__ in ("For", "SeqStmt", "SBlockRealize"):
             # A blockized block (MetaSchedule's `_o` blocks around a tensorized
@@ -193,13 +192,13 @@ class Converter:
         vector = [l for l in self.loops if l[1] == 2]
         width = int(vector[-1][2].extent.value) if vector else 1
         steps = self.loop_steps(vector)
-        stages = [self.access("load", r, forms, steps, width) for r in block.reads]
+        stages = [self.access("load", r, forms, steps, width) for r in elements(block.reads)]
         if what in ("tensor", "fma"):
             stages.append(self.compute(block, realize, tensor, width))
         elif what == "copy":
-            self.copied.add(buffer_of(block.writes[0]).name)
+            self.copied.add(buffer_of(writes[0]).name)
             self.copies.append(([l[2] for l in self.loops], realize, width))
-        stages += [self.access("store", r, forms, steps, width) for r in block.writes]
+        stages += [self.access("store", r, forms, steps, width) for r in writes]
         return stages
 
     def classify(self, block, calls):
@@ -270,7 +269,7 @@ class Converter:
         """The buffer's AST entry; the first declaration of a name holds (read through the FFI once)."""
         name = buffer.name
         if name not in self.buffers:
-            self.buffers[name] = {"name": name, "shape": [int(s) for s in buffer.shape],
+            self.buffers[name] = {"name": name, "shape": [int(s) for s in elements(buffer.shape)],
                                   "dtype": self.dtype_of(buffer), "scope": self.scope_of(buffer)}
             self.element_bytes[name] = DTYPES[str(buffer.dtype)][1]
         return self.buffers[name]
@@ -294,19 +293,19 @@ class Converter:
     def access(self, kind, region, forms, steps, width):
         declared = self.declare(buffer_of(region))
         name, shape = declared["name"], declared["shape"]
-        ranges = [(r.min, r.extent) for r in region.region]  # read through the FFI once
+        ranges = [(r.min, r.extent) for r in elements(region.region)]  # read through the FFI once
         changes = self.flat_changes(shape, [start for start, _ in ranges], forms)
         ast_loops, vector_loop = steps
         stride = abs(changes.get(vector_loop, 0)) if vector_loop else 0
         extents = [int(e.value) if type(e).__name__ == "IntImm" else 1 for _, e in ranges]
-        elements = math.prod(extents) * (width if stride else 1)
+        count = math.prod(extents) * (width if stride else 1)
         size = self.element_bytes[name]
         cap = 16 if self.gpu else self.lanes * 4  # bytes of one vector load: 128-bit on GPUs, the SIMD width on CPUs
         contiguous = (width if stride == 1 else 1) * _contiguous_elements(extents, shape) * size
         scope = declared["scope"]
         src, dst = (scope, "register") if kind == "load" else ("register", scope)
         return {"stage": {"kind": kind, "name": f"{kind}_{name}", "buffer": name, "src": src, "dst": dst,
-                          "bytes": elements * size, "unique_bytes": elements * size,
+                          "bytes": count * size, "unique_bytes": count * size,
                           "element_stride": stride if stride else 1,
                           "vector_bytes": max(size, min(contiguous, cap)), "reuse": 1,
                           "loop_stride_bytes": [abs(changes.get(k, 0)) * size for k in ast_loops]}}
