@@ -45,23 +45,27 @@ def _along_last_axis(loop, bindings):
 
 def gemm_inputs(c):
     """cpu_gemm's inputs from the nest of the block with the most reduction loops."""
-    nests = [(loops, realize, tensor, _Bindings(realize)) for loops, realize, tensor in c.computes]
-    loops, realize, tensor, bindings = max(nests, key=lambda n: len([l for l in n[0] if _is_reduction(l, n[3])]))
-    reduction = [l for l in loops if _is_reduction(l, bindings)]
-    inner = loops[loops.index(reduction[-1]) + 1:] if reduction else []
-    vector = [l for l in loops if int(l.kind) == 2]
-    parallel = [l for l in loops if int(l.kind) == 1]
+    nests = []
+    for loops, realize, tensor in c.computes:
+        bindings = _Bindings(realize)
+        facts = [(l, id_of(l.loop_var), int(l.kind)) for l in loops]  # each loop read through the FFI once
+        nests.append((facts, realize, tensor, bindings, [i for i, f in enumerate(facts) if f[1] in bindings.reduction]))
+    facts, realize, tensor, bindings, reduction_at = max(nests, key=lambda n: len(n[4]))
+    reduction = [facts[i][0] for i in reduction_at]
+    inner = facts[reduction_at[-1] + 1:] if reduction_at else []
+    vector = [l for l, _, kind in facts if kind == 2]
+    parallel = [l for l, _, kind in facts if kind == 1]
     cores = int(c.target.attrs.get("num-cores", 1) or 1)
     lanes, k_per_call = (tensor.lanes, tensor.k_per_call) if tensor else (c.lanes, 1)
     if tensor:  # one call covers `lanes` outputs; inner loops along the output's last axis add vectors
-        along_n = [l for l in inner if _along_last_axis(l, bindings)]
-        mr, nr_vec = _extent([l for l in inner if l not in along_n]), _extent(along_n)
+        along_n = [l for l, var, _ in inner if var in bindings.last_axis]
+        mr, nr_vec = _extent([l for l, var, _ in inner if var not in bindings.last_axis]), _extent(along_n)
         nc = nr_vec * lanes
     else:
-        mr = _extent([l for l in inner if int(l.kind) != 2])
+        mr = _extent([l for l, _, kind in inner if kind != 2])
         nr_vec = max(1, (int(vector[-1].extent.value) if vector else 1) // lanes)
         nc = int(vector[-1].extent.value) if vector else 1
-    unrolled_k = [l for l in reduction if int(l.kind) == 3]
+    unrolled_k = [facts[i][0] for i in reduction_at if facts[i][2] == 3]
     writes = {buffer_of(w).name for w in realize.block.writes}
     operands = [buffer_of(r).name for r in realize.block.reads if buffer_of(r).name not in writes]
     packed = [int(name in c.copied) for name in operands[:2]] + [0, 0]

@@ -42,6 +42,8 @@ def perturbed(expr, forms):
     if name not in _BINARY:
         raise UnsupportedTIR(f"index expression '{expr}' ({name})")
     (a, da), (b, db) = perturbed(expr.a, forms), perturbed(expr.b, forms)
+    if name in ("Add", "Sub") or (name == "Mul" and not (da and db)):  # linear: the changes combine directly
+        return _linear(name, a, da, b, db)
     f = _BINARY[name]
     try:
         value, changes = f(a, b), {}
@@ -52,6 +54,19 @@ def perturbed(expr, forms):
     except ZeroDivisionError:
         raise UnsupportedTIR(f"index expression '{expr}' divides by zero at a loop step") from None
     return value, changes
+
+
+def _linear(name, a, da, b, db):
+    """perturbed's Add, Sub, and Mul by a constant, whose unit-step changes are
+    exact without evaluating the expression at every step (most index arithmetic)."""
+    if name == "Mul":
+        value, (scale, changes) = a * b, ((b, da) if da else (a, db))
+        return value, {k: v * scale for k, v in changes.items() if v * scale}
+    sign = 1 if name == "Add" else -1
+    changes = dict(da)
+    for k, v in db.items():
+        changes[k] = changes.get(k, 0) + sign * v
+    return a + sign * b, {k: v for k, v in changes.items() if v}
 
 
 def buffer_of(region):
