@@ -1,7 +1,8 @@
-// The lifelong sequence runner: on a real two-intrinsic CUTLASS sequence,
-// EWC forgets the first intrinsic less (in LambdaRank loss) than plain
-// fine-tuning; on synthetic data, the matrices, summaries and snapshots of
-// every method have the shape and the invariants they should.
+// The lifelong sequence runner: on a real two-intrinsic CUTLASS sequence, over
+// three split seeds, the default method and ewc+replay keep the first
+// intrinsic's held-out ranking better than plain fine-tuning; on synthetic
+// data, the matrices, summaries and snapshots of every method have the shape
+// and the invariants they should.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,26 +23,31 @@ namespace {
 
 using testing::CutlassDataDir;
 
-// The FP16 ResNet-50 file (h1688 and h16816), lowered and featurized with the
-// tensorcore plugin in-process, as `registry import` + BuildProgramSet would.
-// A record that fails is left out and counted in `dropped`, which the test
-// requires to stay zero; a failed import leaves the set empty.
+// The FP16 and INT8 ResNet-50 files (h1688, h16816, i8816, i16832), lowered
+// and featurized with the tensorcore plugin in-process, as `registry import` +
+// BuildProgramSet would. A record that fails is left out and counted in
+// `dropped`, which the test requires to stay zero; a failed import leaves the
+// set empty.
 struct RealSet {
   ProgramSet set;
   int dropped = 0;
 };
 
-const RealSet& RealFp16Set() {
+const RealSet& RealCutlassSet() {
   static const RealSet real = [] {
     RealSet built;
     ProgramSet& out = built.set;
     const tensorcore::TensorCorePlugin plugin;
-    auto records = plugin.Import("cutlass", CutlassDataDir() + "/resnet50_cutlass_profiler_result.csv");
-    if (!records.ok()) return built;
+    std::vector<Record> records;
+    for (const char* file : {"resnet50_cutlass_profiler_result.csv", "resnet50_cutlass_profiler_result_int8.csv"}) {
+      auto imported = plugin.Import("cutlass", CutlassDataDir() + "/" + file);
+      if (!imported.ok()) return built;
+      records.insert(records.end(), imported->begin(), imported->end());
+    }
     std::map<std::string, IntrinsicInfo> infos;
     for (const auto& info : plugin.Intrinsics()) infos[info.name] = info;
     std::map<std::string, int32_t> task_index;
-    for (const auto& r : *records) {
+    for (const auto& r : records) {
       auto ast = plugin.Lower(r.task, r.intrinsic, r.schedule, r.hardware);
       Expected<TokenMatrix> tokens =
           ast.ok() ? Featurize(*ast, r.hardware, infos[r.intrinsic]) : Expected<TokenMatrix>(ast.status());
@@ -79,44 +85,75 @@ LifelongOptions SmallRun(LifelongMethod method, std::vector<std::string> sequenc
   return o;
 }
 
-// (b) The real two-intrinsic sequence h1688 -> h16816: after learning the
-// second intrinsic, a method that keeps what it learned ranks the first
-// intrinsic's held-out tasks (trained on by neither run) better than plain
-// fine-tuning, from the same start with the same data and seeds. Run for the
-// default method (replay) and for the EWC path (ewc+replay), whose penalty and
-// Fisher snapshot are checked too.
-const LifelongResult& FinetuneRun() {
-  static const LifelongResult run = [] {
-    auto r = RunLifelong(RealFp16Set().set, SmallRun(LifelongMethod::kFinetune, {"tensorcore.h1688", "tensorcore.h16816"}));
+// (b) The real two-intrinsic sequence i8816 -> h16816 (an int8 intrinsic, then
+// an fp16 one), on ten split seeds (each its held-out tasks and its training
+// seed): after learning h16816, a method that keeps what it learned ranks
+// i8816's held-out tasks (trained on by neither run) better than plain
+// fine-tuning from the same start with the same data, by at least
+// kMinMeanMargin PCA on average. Run for the default method (replay) and the
+// EWC path (ewc+replay), whose penalty and Fisher snapshot are checked too.
+// i8816 has few tasks, so one seed's held-out PCA moves by ±0.05: measured on
+// 2026-11-27 (Xeon EMR), replay's margins over fine-tuning were +0.031 on
+// average (8 of 10 seeds >= 0, the worst -0.054), ewc+replay's +0.021 (6 of
+// 10); fine-tuning run in the method's place (margin 0) fails it. It used to be one seed of h1688 -> h16816, two fp16 intrinsics so
+// alike that fine-tuning on the second does not forget the first: the methods
+// differed by 0.0013, and a change in how initial weights were drawn made
+// them tie. What the figures say about EWC is issue 38's: here it earns
+// nothing over replay alone.
+const std::vector<std::string> kSequence = {"tensorcore.i8816", "tensorcore.h16816"};
+constexpr uint64_t kSeeds[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+constexpr double kMinMeanMargin = 0.01;
+
+LifelongOptions SeededRun(LifelongMethod method, uint64_t seed) {
+  LifelongOptions o = SmallRun(method, kSequence);
+  o.split_seed = seed;
+  o.step.training.seed = 2 + seed;
+  return o;
+}
+
+const LifelongResult& FinetuneRun(uint64_t seed) {
+  static std::map<uint64_t, LifelongResult> runs;
+  if (!runs.count(seed)) {
+    auto r = RunLifelong(RealCutlassSet().set, SeededRun(LifelongMethod::kFinetune, seed));
     EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? std::move(*r) : LifelongResult{};
-  }();
-  return run;
+    runs[seed] = r.ok() ? std::move(*r) : LifelongResult{};
+  }
+  return runs[seed];
+}
+
+void ExpectEwcState(const LifelongResult& kept) {
+  EXPECT_GT(kept.steps[1].penalty, 0);
+  // The snapshot after step 0 is the (normalised) Fisher over i8816's training data.
+  auto snapshot = DeserializeSnapshot(kept.steps[0].snapshot);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
+  EXPECT_EQ(snapshot->intrinsics, std::vector<std::string>{kSequence[0]});
+  EXPECT_EQ(snapshot->method, "fisher");
+  EXPECT_EQ(snapshot->metadata.count("importance_mean"), 1u);
 }
 
 void ExpectLessForgettingThanFinetuning(LifelongMethod method) {
-  ASSERT_EQ(RealFp16Set().dropped, 0) << "records of the FP16 file that did not lower or featurize";
-  const ProgramSet& set = RealFp16Set().set;
-  ASSERT_EQ(set.size(), 1102u) << "every row of resnet50_cutlass_profiler_result.csv";
-  const LifelongResult& finetune = FinetuneRun();
-  ASSERT_EQ(finetune.steps.size(), 2u);
-  auto kept = RunLifelong(set, SmallRun(method, {"tensorcore.h1688", "tensorcore.h16816"}));
-  ASSERT_TRUE(kept.ok()) << kept.status().message();
-  // Step 0 is the same model in both runs.
-  EXPECT_DOUBLE_EQ(finetune.pca[0][0], kept->pca[0][0]);
-  std::printf("%s: h1688 held-out PCA after h1688 %.4f; after h16816: finetune %.4f, %s %.4f (penalty %.5f, %lld replayed)\n",
-              LifelongMethodName(method), finetune.pca[0][0], finetune.pca[1][0], LifelongMethodName(method), kept->pca[1][0],
-              kept->steps[1].penalty, static_cast<long long>(kept->steps[1].replayed_programs));
-  EXPECT_GT(kept->pca[1][0], finetune.pca[1][0]) << "held-out PCA of the first intrinsic after the second";
-  EXPECT_EQ(kept->steps[1].replayed_programs > 0, MethodReplays(method));
-  if (!MethodUsesEwc(method)) return;
-  EXPECT_GT(kept->steps[1].penalty, 0);
-  // The snapshot after step 0 is the (normalised) Fisher over h1688's training data.
-  auto snapshot = DeserializeSnapshot(kept->steps[0].snapshot);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
-  EXPECT_EQ(snapshot->intrinsics, std::vector<std::string>{"tensorcore.h1688"});
-  EXPECT_EQ(snapshot->method, "fisher");
-  EXPECT_EQ(snapshot->metadata.count("importance_mean"), 1u);
+  ASSERT_EQ(RealCutlassSet().dropped, 0) << "records of the CUTLASS files that did not lower or featurize";
+  ASSERT_EQ(RealCutlassSet().set.size(), 1102u + 366u) << "every row of the FP16 and INT8 ResNet-50 files";
+  double margin_sum = 0;
+  for (uint64_t seed : kSeeds) {
+    const LifelongResult& finetune = FinetuneRun(seed);
+    ASSERT_EQ(finetune.steps.size(), 2u);
+    auto kept = RunLifelong(RealCutlassSet().set, SeededRun(method, seed));
+    ASSERT_TRUE(kept.ok()) << kept.status().message();
+    EXPECT_DOUBLE_EQ(finetune.pca[0][0], kept->pca[0][0]) << "step 0 is the same model in both runs";
+    const double margin = kept->pca[1][0] - finetune.pca[1][0];
+    std::printf("seed %llu: i8816 held-out PCA after i8816 %.4f; after h16816: finetune %.4f, %s %.4f "
+                "(margin %+.4f, penalty %.5f, %lld replayed)\n",
+                static_cast<unsigned long long>(seed), finetune.pca[0][0], finetune.pca[1][0],
+                LifelongMethodName(method), kept->pca[1][0], margin, kept->steps[1].penalty,
+                static_cast<long long>(kept->steps[1].replayed_programs));
+    EXPECT_EQ(kept->steps[1].replayed_programs > 0, MethodReplays(method));
+    if (MethodUsesEwc(method)) ExpectEwcState(*kept);
+    margin_sum += margin;
+  }
+  const double mean_margin = margin_sum / std::size(kSeeds);
+  std::printf("%s: mean margin over fine-tuning %+.4f\n", LifelongMethodName(method), mean_margin);
+  EXPECT_GE(mean_margin, kMinMeanMargin) << "i8816's held-out PCA after h16816, mean over the seeds";
 }
 
 TEST(LifelongReal, DefaultMethodForgetsTheFirstIntrinsicLessThanFinetuning) {
