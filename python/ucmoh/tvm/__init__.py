@@ -16,14 +16,18 @@ is refused (UnsupportedTIR, naming the construct: never silently dropped).
 """
 import importlib
 
+from .intrinsics import TensorCall, vector_intrinsic
+from .tir_exprs import UnsupportedTIR
+from .tir_to_ast import tir_to_ast  # after its module: the package's `tir_to_ast` is the function
+
 # Imported when first named (PEP 562), not with the package: they need TVM's
-# compiler, and ucmoh.tvm.run_exported runs where only TVM's runtime is.
-_EXPORTS = {"CostModel": "cost_model", "LocalBuilder": "builder", "TensorCall": "intrinsics",
-            "vector_intrinsic": "intrinsics", "UnsupportedTIR": "tir_exprs", "tir_to_ast": "tir_to_ast"}
-__all__ = sorted(_EXPORTS)
+# compiler (MetaSchedule), and ucmoh.tvm.run_exported runs where only TVM's
+# runtime is. (The converter above needs only `import tvm`.)
+_LAZY = {"CostModel": "cost_model", "LocalBuilder": "builder"}
+__all__ = ["CostModel", "LocalBuilder", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]
 
 
 def __getattr__(name):
-    if name not in _EXPORTS:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
