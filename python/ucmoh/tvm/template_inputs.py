@@ -15,7 +15,7 @@ from .tir_exprs import buffer_of, id_of, vars_in
 
 
 def _extent(loops):
-    return int(np.prod([int(l.extent.value) for l in loops])) if loops else 1
+    return int(np.prod([l.extent for l in loops])) if loops else 1
 
 
 class _Bindings:
@@ -36,36 +36,33 @@ class _Bindings:
 
 
 def _is_reduction(loop, bindings):
-    return id_of(loop.loop_var) in bindings.reduction
+    return loop.id in bindings.reduction
 
 
 def _along_last_axis(loop, bindings):
-    return id_of(loop.loop_var) in bindings.last_axis
+    return loop.id in bindings.last_axis
 
 
 def gemm_inputs(c):
     """cpu_gemm's inputs from the nest of the block with the most reduction loops."""
-    nests = []
-    for loops, realize, tensor in c.computes:
-        bindings = _Bindings(realize)
-        facts = [(l, id_of(l.loop_var), int(l.kind)) for l in loops]  # each loop read through the FFI once
-        nests.append((facts, realize, tensor, bindings, [i for i, f in enumerate(facts) if f[1] in bindings.reduction]))
-    facts, realize, tensor, bindings, reduction_at = max(nests, key=lambda n: len(n[4]))
-    reduction = [facts[i][0] for i in reduction_at]
-    inner = facts[reduction_at[-1] + 1:] if reduction_at else []
-    vector = [l for l, _, kind in facts if kind == 2]
-    parallel = [l for l, _, kind in facts if kind == 1]
+    nests = [(loops, realize, tensor, _Bindings(realize)) for loops, realize, tensor in c.computes]
+    loops, realize, tensor, bindings = max(nests, key=lambda n: len([l for l in n[0] if _is_reduction(l, n[3])]))
+    reduction_at = [i for i, l in enumerate(loops) if _is_reduction(l, bindings)]
+    reduction = [loops[i] for i in reduction_at]
+    inner = loops[reduction_at[-1] + 1:] if reduction_at else []
+    vector = [l for l in loops if l.kind == 2]
+    parallel = [l for l in loops if l.kind == 1]
     cores = int(c.target.attrs.get("num-cores", 1) or 1)
     lanes, k_per_call = (tensor.lanes, tensor.k_per_call) if tensor else (c.lanes, 1)
     if tensor:  # one call covers `lanes` outputs; inner loops along the output's last axis add vectors
-        along_n = [l for l, var, _ in inner if var in bindings.last_axis]
-        mr, nr_vec = _extent([l for l, var, _ in inner if var not in bindings.last_axis]), _extent(along_n)
+        along_n = [l for l in inner if _along_last_axis(l, bindings)]
+        mr, nr_vec = _extent([l for l in inner if not _along_last_axis(l, bindings)]), _extent(along_n)
         nc = nr_vec * lanes
     else:
-        mr = _extent([l for l, _, kind in inner if kind != 2])
-        nr_vec = max(1, (int(vector[-1].extent.value) if vector else 1) // lanes)
-        nc = int(vector[-1].extent.value) if vector else 1
-    unrolled_k = [facts[i][0] for i in reduction_at if facts[i][2] == 3]
+        mr = _extent([l for l in inner if l.kind != 2])
+        nr_vec = max(1, (vector[-1].extent if vector else 1) // lanes)
+        nc = vector[-1].extent if vector else 1
+    unrolled_k = [l for l in reduction if l.kind == 3]
     writes = {buffer_of(w).name for w in realize.block.writes}
     operands = [buffer_of(r).name for r in realize.block.reads if buffer_of(r).name not in writes]
     packed = [int(name in c.copied) for name in operands[:2]] + [0, 0]
@@ -81,15 +78,15 @@ def tensorcore_inputs(c):
     bindings = _Bindings(realize)
     threads = {}
     for l in _all_loops(c):
-        if int(l.kind) == 4 and str(l.thread_binding.thread_tag).startswith("threadIdx"):
-            tag = str(l.thread_binding.thread_tag)
-            threads[tag] = max(threads.get(tag, 1), int(l.extent.value))
-    bound = [i for i, l in enumerate(loops) if int(l.kind) == 4]
+        if l.kind == 4 and str(l.node.thread_binding.thread_tag).startswith("threadIdx"):
+            tag = str(l.node.thread_binding.thread_tag)
+            threads[tag] = max(threads.get(tag, 1), l.extent)
+    bound = [i for i, l in enumerate(loops) if l.kind == 4]
     per_warp = loops[bound[-1] + 1:] if bound else loops
     spatial = [l for l in per_warp if not _is_reduction(l, bindings)]
     along_n = [l for l in spatial if _along_last_axis(l, bindings)]
     tile = (16, 16)  # every TVM tensor-core intrinsic (wmma 16x16x16, mma as two m16n8 calls) writes 16 x 16
-    warp_m, warp_n = _extent([l for l in spatial if l not in along_n]) * tile[0], _extent(along_n) * tile[1]
+    warp_m, warp_n = _extent([l for l in spatial if not _along_last_axis(l, bindings)]) * tile[0], _extent(along_n) * tile[1]
     block_threads = int(np.prod(list(threads.values()))) if threads else 32
     stages = max([_stages(l) for l in _all_loops(c)] or [1])
     acc_bytes = 4 if c.buffers[_write_name(realize)]["dtype"] in ("f32", "s32") else 2
@@ -107,12 +104,12 @@ def _all_loops(c):
     seen = {}
     for loops, _, *_ in c.computes + c.copies:
         for l in loops:
-            seen[l.loop_var.__hash__()] = l
+            seen[l.id] = l
     return list(seen.values())
 
 
 def _stages(loop):
-    stages = loop.annotations.get("software_pipeline_stage")
+    stages = loop.node.annotations.get("software_pipeline_stage")
     return max(int(s) for s in stages) + 1 if stages else 1
 
 
@@ -126,7 +123,7 @@ def _shared_bytes(c):
             continue
         inside, factor = [], 1
         for l in reversed(loops):
-            if _stages(l) > 1 or (int(l.kind) == 4 and str(l.thread_binding.thread_tag).startswith("blockIdx")):
+            if _stages(l) > 1 or (l.kind == 4 and str(l.node.thread_binding.thread_tag).startswith("blockIdx")):
                 factor = _stages(l)
                 break
             inside.append(l)

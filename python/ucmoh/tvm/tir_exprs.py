@@ -2,6 +2,7 @@
 variables, integer index expressions, the buffer of a region, the calls under
 a node. Shared by the converter, the intrinsic recognizer and the template
 inputs."""
+import typing
 
 
 class UnsupportedTIR(ValueError):
@@ -13,6 +14,19 @@ def elements(array):
     for its size again before every element; a slice asks once (the converter
     walks thousands of these per candidate)."""
     return array[:]
+
+
+class Loop(typing.NamedTuple):
+    """An enclosing loop as the converter saw it: its variable's id, its kind
+    (TVM's ForKind as an int: 0 serial, 1 parallel, 2 vectorized, 3 unrolled, 4
+    thread-bound) and the For node, read through the FFI once."""
+    id: int
+    kind: int
+    node: object
+
+    @property
+    def extent(self):
+        return int(self.node.extent.value)
 
 
 def id_of(var):

@@ -12,7 +12,7 @@ refused with UnsupportedTIR naming it, never dropped.
 import math
 
 from .intrinsics import COPY_CALLS, DTYPES, INIT_CALLS, tensor_call, vector_intrinsic
-from .tir_exprs import UnsupportedTIR, buffer_of, calls_in, elements, id_of, perturbed
+from .tir_exprs import Loop, UnsupportedTIR, buffer_of, calls_in, elements, id_of, perturbed
 from .template_inputs import gemm_inputs, tensorcore_inputs
 
 _CPU_LOOPS = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
@@ -124,9 +124,8 @@ def unrolled_loops(func):
 
 
 class Converter:
-    """Walks one PrimFunc; `loops` is the stack of enclosing loops, each
-    (variable id, kind as int, For node): read through the FFI once, as every
-    block and access inside asks for them."""
+    """Walks one PrimFunc; `loops` is the stack of enclosing loops (tir_exprs.Loop:
+    each read through the FFI once, as every block and access inside asks for them)."""
 
     def __init__(self, target):
         self.target = target
@@ -158,7 +157,7 @@ class Converter:
         extent = loop.extent
         if type(extent).__name__ != "IntImm":
             raise UnsupportedTIR(f"loop '{var.name}' with a symbolic extent")
-        self.loops.append((loop_id, int(loop.kind), loop))
+        self.loops.append(Loop(loop_id, int(loop.kind), loop))
         try:
             body = self.nodes(loop.body)
         finally:
@@ -189,15 +188,15 @@ class Converter:
             finally:
                 self.forms = outer
         what = "tensor" if tensor else self.classify(block, calls)
-        vector = [l for l in self.loops if l[1] == 2]
-        width = int(vector[-1][2].extent.value) if vector else 1
+        vector = [l for l in self.loops if l.kind == 2]
+        width = vector[-1].extent if vector else 1
         steps = self.loop_steps(vector)
         stages = [self.access("load", r, forms, steps, width) for r in elements(block.reads)]
         if what in ("tensor", "fma"):
             stages.append(self.compute(block, realize, tensor, width))
         elif what == "copy":
             self.copied.add(buffer_of(writes[0]).name)
-            self.copies.append(([l[2] for l in self.loops], realize, width))
+            self.copies.append((list(self.loops), realize, width))
         stages += [self.access("store", r, forms, steps, width) for r in writes]
         return stages
 
@@ -243,7 +242,7 @@ class Converter:
             raise UnsupportedTIR(f"block '{block.name_hint}' computes with {intrinsic}, another block with "
                                  f"{self.intrinsic}: one intrinsic per program")
         self.intrinsic = intrinsic
-        self.computes.append(([l[2] for l in self.loops], realize, tensor))
+        self.computes.append((list(self.loops), realize, tensor))
         calls = tensor.calls if tensor else max(1, width // self.lanes)
         flops = tensor.flops_per_call if tensor else 2 * self.lanes
         return {"stage": {"kind": "compute", "name": block.name_hint, "intrinsic": intrinsic,
@@ -277,8 +276,8 @@ class Converter:
     def loop_steps(self, vector):
         """The ids of the AST loops around a block (outermost first; vectorized
         loops fold into the stages) and of its innermost vector loop (or None)."""
-        ast_loops = [loop_id for loop_id, kind, _ in self.loops if kind != 2]
-        return ast_loops, (vector[-1][0] if vector else None)
+        ast_loops = [l.id for l in self.loops if l.kind != 2]
+        return ast_loops, (vector[-1].id if vector else None)
 
     @staticmethod
     def flat_changes(shape, mins, forms):
