@@ -28,6 +28,7 @@ import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 from ucmoh.files import open_text
+from ucmoh.tvm import timing
 from ucmoh.tvm.trace_replay import TaskForm
 
 
@@ -72,7 +73,7 @@ class Task:
         # only candidates with a record: the registry has none of those the converter refused
         for c, sch in form.schedules():
             self.candidates.append(ms.MeasureCandidate(sch, args_info))
-            self.latency.append(float(np.mean(c["run_secs"])))
+            self.latency.append(timing.latency(c["run_secs"]))
 
     def results(self):
         return [ms.runner.RunnerResult(run_secs=[tvm.runtime.convert(t)], error_msg=None) for t in self.latency]

@@ -26,17 +26,14 @@ import numpy as np
 
 from ms_baselines import pca, top1
 from ucmoh.files import open_text, write_atomic
-
-
-def mean_latency(candidate):
-    return float(np.mean(candidate["run_secs"]))
+from ucmoh.tvm import timing
 
 
 def per_task(first_forms, second_forms, again):
     rows = []
     for task, second in second_forms.items():
         first = {key(c): c for c in first_forms[task]["candidates"]}
-        pairs = [(mean_latency(first[key(c)]), mean_latency(c), again.get((task, c["program"])))
+        pairs = [(timing.latency(first[key(c)]["run_secs"]), timing.latency(c["run_secs"]), again.get((task, c["program"])))
                  for c in second["candidates"]]
         if len(pairs) < 2:
             continue
@@ -91,7 +88,7 @@ def main():
                     if "run_secs" in c:
                         own = line_of.get((entry["task"], by_line[(entry["task"], c["program"])]))
                         if own is not None:
-                            again[(entry["task"], own)] = mean_latency(c)
+                            again[(entry["task"], own)] = timing.latency(c["run_secs"])
     missing = sorted(set(second) - set(first))
     if missing:
         sys.exit(f"ms_second_cpu: {args.second}: task {missing[0]} is not in {args.first}")

@@ -77,4 +77,12 @@ if "$py" -m ucmoh.tvm.export --traces "$traces" --target '{"kind": "cuda"}' -o "
   echo "FAIL: a CUDA target was exported"; exit 1
 fi
 [[ $(wc -l < "$work/err2.txt") -eq 1 && ! -e $work/y ]] || { echo "FAIL: $(cat "$work/err2.txt")"; exit 1; }
+# 5. A candidate the target cannot build (VNNI int8 code for a CPU without VNNI:
+# LLVM aborts inside TVM's builder worker) is counted by reason, not exported,
+# and the export finishes (it used to hang on the dead worker).
+timeout 300 "$py" -m ucmoh.tvm.export --traces "$src/data/metaschedule/emeraldrapids.int8.traces.jsonl.gz" \
+  --target '{"kind": "llvm", "mcpu": "haswell"}' --per-task 2 --tasks-every 1000 --jobs 1 -o "$work/z" 2> "$work/z.log" \
+  || { echo "FAIL: the export of unbuildable candidates did not finish"; tail -3 "$work/z.log"; exit 1; }
+grep -q '"exported": 0, "failed": {"Subprocess terminated": 2}' "$work/z.log" || { echo "FAIL: $(tail -1 "$work/z.log")"; exit 1; }
+[[ -z $(ls "$work"/z/*/*.so 2>/dev/null) ]] || { echo "FAIL: a failed build was exported"; exit 1; }
 echo "export $task: 3 candidates built, timed runtime-only, imported with the timing host's hardware: ok"

@@ -7,6 +7,9 @@ a 64x64 matmul took 22 s to build instead of 0.08 s. Scheduled candidates
 already carry their tensor intrinsics' implementations inline, so the build
 itself does not need the registry.
 """
+import os
+import tempfile
+
 import tvm.s_tir.meta_schedule as ms
 
 
@@ -22,3 +25,12 @@ def build(mod, target, _params):
 def LocalBuilder(**kwargs):  # noqa: N802  (named for the class it configures)
     """ms.builder.LocalBuilder(f_build=build, ...)."""
     return ms.builder.LocalBuilder(f_build=build, **kwargs)
+
+
+def export_shared_library(mod):
+    """A built candidate as a shared library, which TVM's runtime alone loads
+    (MetaSchedule's default export is a tar of objects, which needs a compiler
+    to load): the export function of ucmoh.tvm.export's builder."""
+    path = os.path.join(tempfile.mkdtemp(prefix="ucmoh-export-"), "candidate.so")
+    mod.export_library(path)
+    return path

@@ -16,10 +16,10 @@ import json
 import os
 import sys
 
-import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 
+from . import timing
 from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
 
@@ -33,7 +33,7 @@ def runner_latency(result):
     the cost models' updates and the studies."""
     if result.error_msg is not None or not result.run_secs:
         return None
-    return float(np.mean([float(s) for s in result.run_secs]))
+    return timing.latency(result.run_secs)
 
 
 def measured_records(work_dir, summary=None):
@@ -56,7 +56,7 @@ def measured_records(work_dir, summary=None):
                 summary["measured twice (first kept)"] += 1
             continue
         seen.add(key)
-        yield record, float(np.mean(seconds))
+        yield record, timing.latency(seconds)
 
 
 def measured_programs(work_dir, summary):

@@ -8,17 +8,21 @@ The second-CPU measurement of the collector's data (docs/data.md): a host
 with no TVM compiler (a lent machine with no network, a board) times the very
 candidates this host measured. Each chosen candidate of each chosen task (its
 trace replayed on its workload: ucmoh.tvm.trace_replay) is built for the named
-target, one thread (`num-cores` 1, the collector's protocol), and exported as
+target, one thread (`num-cores` 1, the collector's protocol), by TVM's own
+builder (ucmoh.tvm.LocalBuilder: `--jobs` worker processes, so a candidate that
+crashes LLVM is a failed build, not a dead export), and exported as
 DIR/<task>/<program>.so, `program` being its record's line in the records
 file the traces index. DIR/<task>/manifest.json, written last, lists them with
 their arguments' shapes and dtypes: a task is exported once, and a killed
-export redoes only its unfinished task. Candidates are chosen per task by a
+export redoes only its unfinished task. A candidate the target cannot build is
+counted by reason (in the manifest and the summary line), never exported.
+Candidates are chosen per task by a
 seeded shuffle (so they span the task's range, not its first trials); tasks
 every `--tasks-every`-th in file order.
 """
 import argparse
+import collections
 import json
-import multiprocessing
 import os
 import random
 import shutil
@@ -28,7 +32,8 @@ import tvm
 import tvm.s_tir.meta_schedule as ms
 
 from ..files import open_text, write_atomic
-from .builder import build
+from .builder import LocalBuilder, export_shared_library
+from .collect import first_error_line
 from .trace_replay import TaskForm
 
 
@@ -45,28 +50,32 @@ def argument_specs(func):
     return [([int(d) for d in a.shape], str(a.dtype)) for a in ms.arg_info.ArgInfo.from_prim_func(func)]
 
 
-def export_task(job):
-    """Exports one task's chosen candidates; returns (task, exported count)."""
-    line, out_dir, target, per_task, seed = job
+def export_task(line, out_dir, target, per_task, seed, builder):
+    """Exports one task's chosen candidates; returns (task, exported count or
+    None when it was exported before, failures by reason)."""
     form = TaskForm(line)
     task_dir = os.path.join(out_dir, form.task)
     if os.path.exists(os.path.join(task_dir, "manifest.json")):
-        return form.task, None
+        return form.task, None, {}
     shutil.rmtree(task_dir, ignore_errors=True)
     os.makedirs(task_dir)
     programs = {c["program"] for c in chosen(form.candidates, per_task, seed)}
-    entries = []
-    for c, sch in form.schedules():
-        if c["program"] not in programs:
+    picked = [(c, sch) for c, sch in form.schedules() if c["program"] in programs]
+    built = builder.build([ms.builder.BuilderInput(sch.mod, tvm.target.Target(target)) for _, sch in picked])
+    entries, failed = [], collections.Counter()
+    for (c, sch), result in zip(picked, built):
+        if result.error_msg is not None:  # TVM's builder caught it, a crash of LLVM included
+            failed[first_error_line(result.error_msg)] += 1
             continue
-        func = sch.mod["main"]
         name = f"{c['program']}.so"
-        build(sch.mod, tvm.target.Target(target), None).export_library(os.path.join(task_dir, name))
-        entries.append({"program": c["program"], "file": name, "arguments": argument_specs(func),
+        shutil.move(result.artifact_path, os.path.join(task_dir, name))
+        os.rmdir(os.path.dirname(result.artifact_path))
+        entries.append({"program": c["program"], "file": name, "arguments": argument_specs(sch.mod["main"]),
                         "first_run_secs": c["run_secs"]})
-    manifest = {"task": form.task, "target": target, "measured_on": json.loads(str(form.target)), "candidates": entries}
+    manifest = {"task": form.task, "target": target, "measured_on": json.loads(str(form.target)),
+                "candidates": entries, "failed": dict(failed)}
     write_atomic(os.path.join(task_dir, "manifest.json"), json.dumps(manifest) + "\n")
-    return form.task, len(entries)
+    return form.task, len(entries), failed
 
 
 def main(argv=None):
@@ -90,13 +99,15 @@ def main(argv=None):
         print(f"export: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.output, exist_ok=True)
-    jobs = [(line, args.output, target, args.per_task, args.seed) for line in forms]
-    exported = 0
-    with multiprocessing.Pool(args.jobs) as pool:
-        for task, count in pool.imap_unordered(export_task, jobs):
-            exported += count or 0
-            print(f"{task}: {'already exported' if count is None else f'{count} candidates'}", file=sys.stderr)
-    print(f"exported {exported} candidates of {len(forms)} tasks into {args.output}", file=sys.stderr)
+    builder = LocalBuilder(max_workers=args.jobs, f_export=export_shared_library)
+    exported, failed = 0, collections.Counter()
+    for line in forms:
+        task, count, task_failed = export_task(line, args.output, target, args.per_task, args.seed, builder)
+        exported += count or 0
+        failed.update(task_failed)
+        print(f"{task}: {'already exported' if count is None else f'{count} candidates'}", file=sys.stderr)
+    print(json.dumps({"tasks": len(forms), "exported": exported, "failed": dict(failed), "into": args.output}),
+          file=sys.stderr)
     return 0
 
 

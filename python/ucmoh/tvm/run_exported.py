@@ -111,7 +111,7 @@ def programs(args):
                     raise ValueError(f"{args.latencies}:{n}: {args.records} line {c['program']} is a record of "
                                      f"{record['task']['key']}, not of {entry['task']}")
                 program = dict(record["ast"], task=entry["task"], hardware=hardware,
-                               latency_s=float(np.mean(c["run_secs"])))
+                               latency_s=timing.latency(c["run_secs"]))
                 lines.append(json.dumps(program, separators=(",", ":")) + "\n")
             if args.traces:
                 traced.append(_timed_form(forms, entry, first_line, f"{args.latencies}:{n}"))
