@@ -30,6 +30,8 @@ from ucmoh.tvm import timing
 
 
 def per_task(first_forms, second_forms, again):
+    """Per task of the second host: how the first host's latencies (and the
+    second host's repeat, where `again` has it) rank the second host's."""
     rows = []
     for task, second in second_forms.items():
         first = {key(c): c for c in first_forms[task]["candidates"]}
@@ -48,10 +50,12 @@ def per_task(first_forms, second_forms, again):
 
 
 def key(candidate):
+    """A candidate's identity across traces files: its trace (the line numbers differ)."""
     return candidate["trace"] if isinstance(candidate["trace"], str) else json.dumps(candidate["trace"])
 
 
 def write_first_subset(first, second, records_path, out):
+    """The first host's records of the second host's candidates, in the second's order."""
     with open_text(records_path) as f:
         records = f.readlines()
     lines = []

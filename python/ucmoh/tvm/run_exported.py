@@ -10,7 +10,7 @@ TVM runtime (no compiler, no network), and turns the times into AST programs.
 are ucmoh.tvm.timing's): arguments filled at random once, TVM's time_evaluator with
 `number` runs per repeat raised until a repeat lasts `min_repeat_ms`,
 `repeat` repeats, no cache flush, one thread per candidate (TVM_NUM_THREADS=1)
-— and `--jobs` tasks at once, each on its own core. It needs `import tvm`
+— and `--jobs` tasks at once, each in its own process. It needs `import tvm`
 to find libtvm_runtime only: without libtvm_compiler TVM loads in its
 runtime-only mode. One line per task is appended to the output as the task
 finishes ({"task", "target", "candidates": [{"program", "run_secs"} or
