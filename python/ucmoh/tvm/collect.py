@@ -109,23 +109,9 @@ class FailureLog(PyMeasureCallback):
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
         for built, ran in zip(builder_results, runner_results):
             if built.error_msg is not None:
-                self.reasons["build: " + first_error_line(built.error_msg)] += 1
+                self.reasons["build: " + timing.first_error_line(built.error_msg)] += 1
             elif ran.error_msg is not None:
-                self.reasons["run: " + first_error_line(ran.error_msg)] += 1
-
-
-def first_error_line(message):
-    """The line that says why: the raised error's own line (TVM's builder and
-    runner wrap it in a traceback under 'LocalBuilder: An exception occurred';
-    a worker that died, e.g. of an LLVM abort, says 'Subprocess terminated')."""
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith(("tvm.error.", "RuntimeError:", "ValueError:", "TimeoutError", "InternalError:")):
-            return line.split(" is_scalable")[0][:120]
-    for line in lines:
-        if not line.startswith(("Traceback", "File ", "^", "LocalBuilder:", "LocalRunner:")):
-            return line[:120]
-    return lines[0][:120] if lines else "(no message)"
+                self.reasons["run: " + timing.first_error_line(ran.error_msg)] += 1
 
 
 def _runner(args):

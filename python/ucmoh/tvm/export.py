@@ -32,8 +32,8 @@ import tvm
 import tvm.s_tir.meta_schedule as ms
 
 from ..files import open_text, write_atomic
+from . import timing
 from .builder import LocalBuilder, export_shared_library
-from .collect import first_error_line
 from .trace_replay import TaskForm
 
 
@@ -65,7 +65,7 @@ def export_task(line, out_dir, target, per_task, seed, builder):
     entries, failed = [], collections.Counter()
     for (c, sch), result in zip(picked, built):
         if result.error_msg is not None:  # TVM's builder caught it, a crash of LLVM included
-            failed[first_error_line(result.error_msg)] += 1
+            failed[timing.first_error_line(result.error_msg)] += 1
             continue
         name = f"{c['program']}.so"
         shutil.move(result.artifact_path, os.path.join(task_dir, name))

@@ -63,7 +63,7 @@ def time_task(job):
             dev.sync()
             timed.append({"program": c["program"], "run_secs": [float(s) for s in evaluator(*args).results]})
         except Exception as e:  # noqa: BLE001 — any failure of one candidate is that candidate's, counted by reason
-            timed.append({"program": c["program"], "error": str(e).strip().splitlines()[-1][:160]})
+            timed.append({"program": c["program"], "error": timing.first_error_line(e)})
     return manifest["task"], manifest["target"], timed
 
 
