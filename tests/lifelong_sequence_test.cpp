@@ -93,9 +93,12 @@ LifelongOptions SmallRun(LifelongMethod method, std::vector<std::string> sequenc
 // kMinMeanMargin PCA on average. Run for the default method (replay) and the
 // EWC path (ewc+replay), whose penalty and Fisher snapshot are checked too.
 // i8816 has few tasks, so one seed's held-out PCA moves by ±0.05: measured on
-// 2026-11-27 (Xeon EMR), replay's margins over fine-tuning were +0.031 on
-// average (8 of 10 seeds >= 0, the worst -0.054), ewc+replay's +0.021 (6 of
-// 10); fine-tuning run in the method's place (margin 0) fails it. It used to be one seed of h1688 -> h16816, two fp16 intrinsics so
+// 2026-11-27 (Xeon EMR) with the step's training defaults of today (train's:
+// epoch averaging 0.5; 512 rehearsal programs), replay's margins over
+// fine-tuning were +0.030 on average (7 of 10 seeds >= 0, the worst -0.009),
+// ewc+replay's +0.037 (8 of 10, the worst -0.018); with the step's earlier
+// defaults +0.031 and +0.021. Fine-tuning run in the method's place (margin
+// 0) fails it. It used to be one seed of h1688 -> h16816, two fp16 intrinsics so
 // alike that fine-tuning on the second does not forget the first: the methods
 // differed by 0.0013, and a change in how initial weights were drawn made
 // them tie. What the figures say about EWC is issue 38's: here it earns

@@ -212,23 +212,4 @@ bool MethodUsesEwc(LifelongMethod m) {
 
 bool MethodReplays(LifelongMethod m) { return m == LifelongMethod::kReplay || m == LifelongMethod::kEwcReplay; }
 
-TrainOptions LifelongTrainingDefaults() {
-  TrainOptions t;
-  t.epochs = 30;
-  // Batches balanced per intrinsic since 2026-11-26: a step's replayed
-  // samples are drawn about as often as the new intrinsic's programs. On the
-  // three-step tensor-core sequence it took ACC from 0.824 to 0.841 and BWT
-  // from -0.012 to +0.005 (5 seeds; i8816, fully rehearsed but 12 % of the
-  // last step's groups, was what was forgotten), on the ten intrinsics ACC
-  // 0.849 -> 0.846, within the seeds' spread (docs/benchmarks.md, "Lifelong
-  // learning"). Epoch averaging stays off: it lost 0.008 ACC there.
-  t.epoch_average_decay = 0;
-  t.balance_intrinsics = true;
-  // No effect on a step, which scores each intrinsic's validation set apart
-  // (TrainWithValidation); kept as the study measured it.
-  t.validate_per_intrinsic = false;
-  t.min_validation_tasks = 2;         // the lifelong study's validation
-  return t;
-}
-
 }  // namespace ucmoh
