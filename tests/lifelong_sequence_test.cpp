@@ -295,6 +295,9 @@ TEST(LifelongToy, JointAndFinetuneRunAndBadOptionsAreRefused) {
   o.step.lambda = -1;
   EXPECT_EQ(RunLifelong(ToySet(), o).status().code(), Status::Code::kInvalidArgument);
   o.step.lambda = 1;
+  o.step.keep_weights = 0;  // no share of the model: not a step, a restart
+  EXPECT_NE(RunLifelong(ToySet(), o).status().message().find("keep_weights must be in (0, 1]"), std::string::npos);
+  o.step.keep_weights = 1;
   o.sequence = {"toy.a", "toy.a"};
   EXPECT_FALSE(RunLifelong(ToySet(), o).ok());
   o.sequence = {"toy.a", "toy.zzz"};

@@ -19,6 +19,7 @@ LifelongStepOptions NonDefault() {
   o.rehearsal_programs = 99;
   o.rehearsal_seed = 4;
   o.refit_normalizer = true;
+  o.keep_weights = 0.25;
   o.training.epochs = 11;
   o.training.learning_rate = 3e-4;
   o.training.patience = 3;

@@ -92,13 +92,23 @@ std::vector<std::string> ChangedParameters(const CostModel& before, const CostMo
   return changed;
 }
 
-TEST(Transfer, ExtractChangesOnlyFcAndDecoderFinetuneChangesAll) {
-  ProgramSet set = SyntheticSet(10, 20, 4);
+// A model trained two epochs on `set` with FastTraining, no validation: the
+// start of the transfer tests.
+Expected<CostModel> TrainedBase(const ProgramSet& set, TrainOptions* o) {
+  *o = FastTraining();
+  o->epochs = 2;
+  o->val_fraction = 0;
   auto base = CostModel::Create(SmallNetwork());
-  TrainOptions o = FastTraining();
-  o.epochs = 2;
-  o.val_fraction = 0;
-  ASSERT_TRUE(Train(*base, set, o).ok());
+  if (!base.ok()) return base.status();
+  auto report = Train(*base, set, *o);
+  if (!report.ok()) return report.status();
+  return std::move(*base);
+}
+
+TEST(Transfer, ExtractChangesOnlyFcAndDecoderFinetuneChangesAll) {
+  TrainOptions o;
+  auto base = TrainedBase(SyntheticSet(10, 20, 4), &o);
+  ASSERT_TRUE(base.ok()) << base.status().message();
 
   CostModel extract = base->Clone();
   o.mode = TransferMode::kExtract;
@@ -130,6 +140,43 @@ TEST(Transfer, FinetuneWithoutATrainedModelIsRefused) {
   auto r = Train(*fresh, SyntheticSet(4, 5, 0), o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("trained model"), std::string::npos);
+}
+
+// keep_weights k starts a finetune from k·θ + (1 − k)·θ_init, θ_init one
+// fresh network for a given seed: with a learning rate too small to move
+// anything, k = 1 keeps θ, and θ_init recovered from k = 0.5 predicts k = 0.75.
+// 0 is refused.
+TEST(Transfer, KeepWeightsStartsBetweenTheModelAndAFreshOne) {
+  const ProgramSet set = SyntheticSet(10, 20, 4);
+  TrainOptions o;
+  auto base = TrainedBase(set, &o);
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  o.mode = TransferMode::kFinetune;
+  o.epochs = 1;
+  o.epoch_average_decay = 0;
+  o.learning_rate = 1e-12;
+  auto started = [&](double keep) {
+    CostModel m = base->Clone();
+    o.keep_weights = keep;
+    EXPECT_TRUE(Train(m, set, o).ok());
+    return m.Parameters();
+  };
+  const auto theta = base->Parameters(), all = started(1), half = started(0.5), most = started(0.75);
+  double largest_shift = 0;
+  for (size_t t = 0; t < theta.size(); ++t)
+    for (size_t i = 0; i < theta[t].values.size(); ++i) {
+      const double init = 2 * half[t].values[i] - theta[t].values[i];
+      EXPECT_NEAR(all[t].values[i], theta[t].values[i], 1e-6) << theta[t].name;
+      EXPECT_NEAR(most[t].values[i], 0.75 * theta[t].values[i] + 0.25 * init, 1e-5) << theta[t].name;
+      largest_shift = std::max(largest_shift, std::abs(double(half[t].values[i] - theta[t].values[i])));
+    }
+  EXPECT_GT(largest_shift, 1e-2);  // the fresh network differs, so the checks above can fail
+
+  o.keep_weights = 0;
+  CostModel m = base->Clone();
+  auto refused = Train(m, set, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("keep_weights"), std::string::npos);
 }
 
 // With no validation set the last epoch is kept: with averaging, the average

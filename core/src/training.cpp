@@ -64,6 +64,17 @@ std::vector<Group> MakeGroups(const ProgramSet& set, int size, bool balance, std
   return groups;
 }
 
+// θ ← keep·θ + (1 − keep)·θ_init, θ_init a fresh network drawn from the
+// training seed (TrainOptions::keep_weights).
+void ShrinkTowardFreshInit(CostModel::Impl& impl, double keep, uint64_t seed) {
+  torch::manual_seed(seed ^ impl.config.seed ^ 0x5eedf00dULL);
+  auto fresh = MakeScoringNetwork(impl.config);
+  torch::NoGradGuard no_grad;
+  auto params = impl.net->parameters();
+  auto init = fresh->parameters();
+  for (size_t i = 0; i < params.size(); ++i) params[i].mul_(keep).add_(init[i], 1.0 - keep);
+}
+
 Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOptions& options) {
   auto& impl = model.impl();
   if (options.mode == TransferMode::kScratch) {
@@ -77,6 +88,8 @@ Status PrepareModel(CostModel& model, const ProgramSet& train, const TrainOption
   } else if (options.refit_normalizer) {
     impl.normalizer.Fit(train);
   }
+  if (options.mode == TransferMode::kFinetune && options.keep_weights < 1)
+    ShrinkTowardFreshInit(impl, options.keep_weights, options.seed);
   for (auto& p : impl.net->named_parameters()) {
     const bool frozen = options.mode == TransferMode::kExtract && IsFeatureExtractorParameter(impl.config, p.key());
     p.value().set_requires_grad(!frozen);
@@ -246,6 +259,9 @@ Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
   if (o.min_validation_tasks < 1)
     return Status::InvalidArgument("training options: min_validation_tasks must be at least 1, not " +
                                    std::to_string(o.min_validation_tasks));
+  if (!(o.keep_weights > 0 && o.keep_weights <= 1))
+    return Status::InvalidArgument("training options: keep_weights must be in (0, 1], not " +
+                                   std::to_string(o.keep_weights));
   return Status::Ok();
 }
 

@@ -53,6 +53,14 @@ struct LifelongStepOptions {
   // (the new intrinsic's fit programs and the replayed samples). Off: the
   // first step's normaliser is kept (the default, docs/lifelong.md).
   bool refit_normalizer = false;
+  // A step after the first starts from this share of the lineage's weights,
+  // the rest a fresh initialisation (TrainOptions::keep_weights; replay keeps
+  // the earlier intrinsics). 0.5 since 2026-11-27: a warm-started network
+  // learned the later intrinsics worse than joint training did; with 0.5 the
+  // ten-intrinsic lineage gained ACC at no cost in BWT (docs/benchmarks.md,
+  // "Shrink toward a fresh network"). 1: the weights as they are. An online
+  // update never shrinks: it refines the model it is given.
+  double keep_weights = 0.5;
   NetworkConfig network;        // the first step's fresh network
   // A step trains as `registry train` does, with its defaults (60 epochs,
   // epoch averaging 0.5, validation from 4 tasks an intrinsic): one set of
@@ -103,6 +111,9 @@ void VisitStepOptions(Options& o, Visit&& visit) {
   visit(StepOption{"min_validation_tasks", "--min-val-tasks",
                    "Intrinsics with fewer validation tasks than this train on all their tasks"},
         o.training.min_validation_tasks);
+  visit(StepOption{"keep_weights", "--keep-weights",
+                   "Start a step from this share of the model's weights, the rest a fresh initialisation (1: all)"},
+        o.keep_weights);
   visit(StepOption{"hidden", "--hidden", "Hidden width (first step only)"}, o.network.hidden);
   visit(StepOption{"heads", "--heads", "Attention heads; must divide --hidden (first step only)"}, o.network.heads);
 }

@@ -67,6 +67,11 @@ struct TrainOptions {
   // finetune / extract: refit the feature normalizer on the training set
   // before training (scratch always fits it). Off: it stays as trained.
   bool refit_normalizer = false;
+  // finetune: start from this share of the model's weights and the rest a
+  // fresh initialisation (θ ← k·θ + (1 − k)·θ_init, "shrink and perturb",
+  // Ash & Adams 2020): a warm-started network learns a new task worse than a
+  // fresh one. 1: the model's weights as they are.
+  double keep_weights = 1.0;
   const EwcPenalty* penalty = nullptr;
   // Set (world size > 1): data-parallel. Every rank passes the same programs
   // and options; each computes the loss of its share of every batch's
