@@ -283,6 +283,22 @@ TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
     }
 }
 
+// keep_weights < 1 shrinks the model toward a fresh network before every step
+// but the first (which starts fresh anyway): step 0 trains exactly as with 1,
+// step 1 does not.
+TEST(LifelongToy, KeepWeightsChangesOnlyTheStepsAfterTheFirst) {
+  LifelongOptions o = ToyRun(LifelongMethod::kReplay);
+  o.sequence = {"toy.a", "toy.b"};
+  o.plasticity_reference = false;
+  auto kept = RunLifelong(ToySet(), o);
+  o.step.keep_weights = 0.5;
+  auto shrunk = RunLifelong(ToySet(), o);
+  ASSERT_TRUE(kept.ok() && shrunk.ok());
+  EXPECT_EQ(kept->steps[0].train_loss, shrunk->steps[0].train_loss);
+  EXPECT_EQ(kept->pca[0], shrunk->pca[0]);
+  EXPECT_NE(kept->steps[1].train_loss, shrunk->steps[1].train_loss);
+}
+
 TEST(LifelongToy, JointAndFinetuneRunAndBadOptionsAreRefused) {
   for (auto method : {LifelongMethod::kJoint, LifelongMethod::kFinetune}) {
     auto r = RunLifelong(ToySet(), ToyRun(method));
