@@ -37,8 +37,6 @@ Status CheckStep(const LifelongStepInput& in, const LifelongStepOptions& o) {
   for (double l : o.lambda_grid)
     if (!(l >= 0) || !std::isfinite(l)) return Status::InvalidArgument("lifelong step: every lambda of the grid must be >= 0");
   if (!(o.gamma >= 0)) return Status::InvalidArgument("lifelong step: gamma must be >= 0");
-  if (!(o.keep_weights > 0 && o.keep_weights <= 1))
-    return Status::InvalidArgument(fmt::format("lifelong step: keep_weights must be in (0, 1], not {:g}", o.keep_weights));
   if (o.rehearsal_programs < 2) return Status::InvalidArgument("lifelong step: rehearsal programs must be >= 2");
   for (const auto& h : in.evaluate)
     if (!h.tasks) return Status::InvalidArgument("lifelong step: no held-out tasks for '" + h.intrinsic + "'");
@@ -103,7 +101,7 @@ Expected<Candidate> TrainCandidate(const LifelongStepInput& in, const StepData& 
   TrainOptions t = o.training;
   t.mode = in.model ? TransferMode::kFinetune : TransferMode::kScratch;
   t.refit_normalizer = o.refit_normalizer;
-  t.keep_weights = in.model ? o.keep_weights : 1.0;
+  t.keep_weights = o.keep_weights;  // checked by Train; scratch (the first step) ignores it
   t.penalty = penalty.get();
   auto report = TrainWithValidation(c.model, d.train, d.scored, t);
   if (!report.ok()) return report.status().WithContext(in.intrinsic);
