@@ -17,7 +17,11 @@ struct OnlineUpdateOptions {
   // Method, λ, γ and training settings of the version (its hyper-parameters);
   // the epochs below replace step.training.epochs.
   LifelongStepOptions step;
-  int epochs = 5;
+  // 2, the one default of every caller (ucmoh_update's 0, ucmoh.tvm.CostModel,
+  // which had its own 2 while this said 5): 5 epochs cost about 3x the time
+  // and ranked a task's unmeasured programs no better beyond noise
+  // (docs/benchmarks.md, "Online updates during a tuning run").
+  int epochs = 2;
   // Per update, each learned intrinsic replays replay_per_measured programs
   // per measured program (at least min_replay_per_intrinsic, at most its whole
   // rehearsal sample): a sample that changes with the measured batch, so

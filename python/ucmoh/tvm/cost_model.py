@@ -20,8 +20,9 @@ _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations 
 class CostModel(PyCostModel):
     """MetaSchedule's cost model interface over a registry version (or a pulled model)."""
 
-    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=2, learn=True):
-        """learn=False: `update` learns nothing (the model stays as pulled)."""
+    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=0, learn=True):
+        """learn=False: `update` learns nothing (the model stays as pulled).
+        update_epochs: epochs of each online update (0: libucmoh's default, 2)."""
         super().__init__()
         self.learn = learn
         self.path, self.ref, self.plugins = path, ref, plugins
