@@ -264,6 +264,9 @@ TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
   o.sequence = {"toy.a", "toy.b"};
   o.step.lambda_grid = {10, 0, 10};  // unsorted, with a duplicate
   o.plasticity_reference = false;
+  // The rule needs validation tasks: 2 of toy.b's 7 training tasks.
+  o.step.training.val_fraction = 0.3;
+  o.step.training.min_validation_tasks = 1;
   auto r = RunLifelong(ToySet(), o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->steps[0].lambda_trials.empty());
@@ -273,6 +276,8 @@ TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
   double best_new = 0, best_eligible = -1;
   for (const auto& t : trials) best_new = std::max(best_new, t.new_validation_pca);
   for (const auto& t : trials) {
+    EXPECT_GT(t.new_validation_pca, 0) << "scored on toy.b's validation tasks";
+    EXPECT_GT(t.validation_pca, 0);
     EXPECT_EQ(t.eligible, t.new_validation_pca >= best_new - 0.02);
     if (t.eligible) best_eligible = std::max(best_eligible, t.validation_pca);
   }
@@ -281,6 +286,24 @@ TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
       EXPECT_TRUE(t.eligible);
       EXPECT_DOUBLE_EQ(t.validation_pca, best_eligible);
     }
+}
+
+// Without validation tasks every candidate would score 0 and the rule would
+// take the smallest λ without comparing anything: the step is refused before
+// it trains, naming the intrinsic.
+TEST(LifelongToy, LambdaGridWithoutValidationTasksIsRefused) {
+  LifelongOptions o = ToyRun(LifelongMethod::kEwcReplay);
+  o.sequence = {"toy.a", "toy.b"};
+  o.step.lambda_grid = {0.1, 1, 10};
+  o.plasticity_reference = false;
+  o.step.training.val_fraction = 0.3;
+  o.step.training.min_validation_tasks = 3;  // toy.b holds out 2
+  auto r = RunLifelong(ToySet(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("toy.b: --lambda-grid has nothing to choose lambda by"), std::string::npos)
+      << r.status().message();
+  o.step.lambda_grid = {};  // one λ: nothing to choose, the step runs
+  EXPECT_TRUE(RunLifelong(ToySet(), o).ok());
 }
 
 // keep_weights < 1 shrinks the model toward a fresh network before every step

@@ -146,6 +146,20 @@ Status Diverged(const std::string& intrinsic, const std::vector<Candidate>& cand
       "{}: training diverged (final loss {}); nothing is kept: lower --lr or lambda", intrinsic, losses));
 }
 
+// The λ rule compares candidates on the new intrinsic's validation tasks. An
+// intrinsic with too few training tasks to hold any out (SplitValidation)
+// would leave every candidate at 0, and the rule would take the smallest λ
+// without having compared anything, as it did on every step of the
+// 2026-11-27 λ-grid studies (docs/benchmarks.md).
+Status CheckLambdaRuleCanChoose(const std::string& intrinsic, const StepData& d, const LifelongStepOptions& o) {
+  if (d.validation.size() > 0) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: --lambda-grid has nothing to choose lambda by: none of its {} training tasks is held out for "
+      "validation (validation holds out {:g} of an intrinsic's training tasks when that is at least {} tasks); "
+      "pass --lambda, or a lower --min-val-tasks",
+      intrinsic, d.fit.tasks.size(), o.training.val_fraction, o.training.min_validation_tasks));
+}
+
 std::vector<double> LambdaCandidates(const std::vector<Snapshot>& snapshots, const LifelongStepOptions& o) {
   if (snapshots.empty()) return {0.0};
   if (o.lambda_grid.empty()) return {o.lambda};
@@ -225,11 +239,13 @@ Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const 
     if (in.model) UCMOH_RETURN_IF_ERROR(CheckSnapshotFits(s, *in.model));
   StepData d = PrepareStepData(in, state, o);
   PointScoredSets(d, state, o);
+  const std::vector<double> lambdas = LambdaCandidates(*snapshots, o);
+  if (lambdas.size() > 1) UCMOH_RETURN_IF_ERROR(CheckLambdaRuleCanChoose(in.intrinsic, d, o));
 
   LifelongStepResult result;
   const auto train_start = Clock::now();
   std::vector<Candidate> candidates;
-  for (double lambda : LambdaCandidates(*snapshots, o)) {
+  for (double lambda : lambdas) {
     say(fmt::format("{}: {} on {} programs + {} replayed{}", in.intrinsic, LifelongMethodName(o.method), d.fit.size(),
                     d.replayed, snapshots->empty() ? "" : fmt::format(", lambda {:g}", lambda)));
     auto c = TrainCandidate(in, d, *snapshots, lambda, o);
