@@ -18,9 +18,10 @@ struct OnlineUpdateOptions {
   // the epochs below replace step.training.epochs.
   LifelongStepOptions step;
   // 2, the one default of every caller (ucmoh_update's 0, ucmoh.tvm.CostModel,
-  // which had its own 2 while this said 5): 5 epochs cost about 3x the time
-  // and ranked a task's unmeasured programs no better beyond noise
-  // (docs/benchmarks.md, "Online updates during a tuning run").
+  // which had its own 2 while this said 5) and what every tuning-study figure
+  // ran with. Neither 2 nor 5 makes an update rank the rest of its task better
+  // yet; 5 cost 1.6x the time (docs/benchmarks.md, "Online updates during a
+  // tuning run").
   int epochs = 2;
   // Per update, each learned intrinsic replays replay_per_measured programs
   // per measured program (at least min_replay_per_intrinsic, at most its whole
