@@ -36,15 +36,29 @@ def runner_latency(result):
     return timing.latency(result.run_secs)
 
 
+def tuning_records_in_order(work_dir):
+    """The tuning records of a MetaSchedule JSON database in the order they were
+    measured (its two JSON Lines files read line by line). JSONDatabase's own
+    get_all_tuning_records sorts them by mean run time, so "the first of two
+    measurements" would be the faster one: an extension round's re-measurement
+    could replace a first-round record (tests/tvm/collect_test.sh caught it)."""
+    with open(os.path.join(work_dir, "database_workload.json")) as f:
+        workloads = [ms.database.Workload.from_json(json.loads(line)) for line in f if line.strip()]
+    with open(os.path.join(work_dir, "database_tuning_record.json")) as f:
+        for line in f:
+            if line.strip():
+                index, record = json.loads(line)
+                yield ms.database.TuningRecord.from_json(record, workloads[index])
+
+
 def measured_records(work_dir, summary=None):
     """(tuning record, mean latency) of every distinct measured candidate of a
-    MetaSchedule JSON database; failed builds and runs are not latencies:
-    counted in `summary`. A database several tuning runs appended to can hold a
-    candidate twice (same workload, same trace and decisions): its first
-    measurement is kept, the repeat counted."""
-    db = ms.database.JSONDatabase(work_dir=work_dir)
+    MetaSchedule JSON database, in the order they were measured; failed builds
+    and runs are not latencies: counted in `summary`. A database several tuning
+    runs appended to can hold a candidate twice (same workload, same trace and
+    decisions): its first measurement is kept, the repeat counted."""
     seen = set()
-    for record in db.get_all_tuning_records():
+    for record in tuning_records_in_order(work_dir):
         seconds = [float(s) for s in (record.run_secs or [])]
         if not seconds or max(seconds) >= _FAILED_SECONDS:
             if summary is not None:
