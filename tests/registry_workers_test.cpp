@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <cmath>
@@ -83,6 +84,22 @@ void WaitUntilTraining(pid_t pid, double cpu_seconds = 1.5) {
   EXPECT_GE(CpuSeconds(pid), cpu_seconds) << "pid " << pid << " never got into training";
 }
 
+// `train` with 3 local ranks that would run until killed (rank 0 is the shell's exec).
+std::vector<std::string> EndlessThreeRankTraining(const TempDir& dir) {
+  return {"/bin/sh", "-c",
+          "exec " + Registry() + " train --data " + Fp16Records(dir) +
+              " --epochs 1000 --patience 1000 --workers 3 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"};
+}
+
+// Whether every process of `pids` is gone within `seconds` (orphans are reaped
+// by init; kill(pid, 0) fails once they are).
+bool AllStopWithin(const std::vector<pid_t>& pids, int seconds) {
+  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
+  auto any_alive = [&] { return std::any_of(pids.begin(), pids.end(), Alive); };
+  while (Clock::now() < deadline && any_alive()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return !any_alive();
+}
+
 TEST(RegistryWorkers, TwoProcessesTrainWhatOneTrains) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_same");
@@ -135,21 +152,28 @@ TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
 TEST(RegistryWorkers, KilledRankZeroStopsTheOtherRanks) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill0");
-  const std::string records = Fp16Records(dir);
-  ChildProcess job({"/bin/sh", "-c",
-                    "exec " + Registry() + " train --data " + records +
-                        " --epochs 1000 --patience 1000 --workers 3 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"});
+  ChildProcess job(EndlessThreeRankTraining(dir));
   const auto workers = ChildrenOf(job.pid(), 2);
   ASSERT_EQ(workers.size(), 2u);
   WaitUntilTraining(workers[1]);
   job.Kill(SIGKILL);
   job.Wait();
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (Clock::now() < deadline && (Alive(workers[0]) || Alive(workers[1])))
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  // Orphans are reaped by init; kill(pid, 0) fails once they are gone.
-  EXPECT_FALSE(Alive(workers[0]) || Alive(workers[1])) << "ranks 1 and 2 outlived rank 0 by 30 s";
+  EXPECT_TRUE(AllStopWithin(workers, 30)) << "ranks 1 and 2 outlived rank 0 by 30 s";
   EXPECT_FALSE(fs::exists(dir.Sub("never.pt")));
+}
+
+// Killed before the group has formed, rank 0 leaves nothing for Gloo to
+// notice: its ranks would wait --worker-timeout (60 s) for its store. They die
+// with it instead (PR_SET_PDEATHSIG, cli_workers.cpp).
+TEST(RegistryWorkers, RanksDieWithARankZeroKilledBeforeTheGroupForms) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_kill0_early");
+  ChildProcess job(EndlessThreeRankTraining(dir));
+  const auto workers = ChildrenOf(job.pid(), 2);
+  ASSERT_EQ(workers.size(), 2u);
+  job.Kill(SIGKILL);  // the ranks are still loading their records
+  job.Wait();
+  EXPECT_TRUE(AllStopWithin(workers, 20)) << "ranks 1 and 2 outlived an early-killed rank 0 by 20 s";
 }
 
 TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {

@@ -5,10 +5,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <string>
@@ -34,11 +36,14 @@ Expected<int> FreeLoopbackPort() {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
+// Names the rank 0 that started a local rank, so the rank can tie its life to it.
+constexpr const char* kLauncherVariable = "UCMOH_LAUNCHER_PID";
+
 // Starts this program again with `argv` as rank `rank` (its stdout discarded:
 // rank 0 alone reports).
 Expected<pid_t> SpawnRank(const std::vector<std::string>& argv, const WorkerGroupOptions& o) {
   auto is_group_variable = [](const std::string& entry) {
-    for (const char* name : {"RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=", "UCMOH_WORKER_TIMEOUT="})
+    for (const char* name : {"RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=", "UCMOH_WORKER_TIMEOUT=", "UCMOH_LAUNCHER_PID="})
       if (entry.rfind(name, 0) == 0) return true;
     return false;
   };
@@ -50,6 +55,7 @@ Expected<pid_t> SpawnRank(const std::vector<std::string>& argv, const WorkerGrou
   env_strings.push_back("MASTER_ADDR=" + o.master_addr);
   env_strings.push_back(fmt::format("MASTER_PORT={}", o.master_port));
   env_strings.push_back(fmt::format("UCMOH_WORKER_TIMEOUT={}", o.timeout.count()));
+  env_strings.push_back(fmt::format("{}={}", kLauncherVariable, ::getpid()));
   std::vector<char*> args, env;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
@@ -63,6 +69,20 @@ Expected<pid_t> SpawnRank(const std::vector<std::string>& argv, const WorkerGrou
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Status::IOError(fmt::format("--workers: cannot start rank {}: {}", o.rank, std::strerror(rc)));
   return pid;
+}
+
+// A local rank dies with the rank 0 that started it (PR_SET_PDEATHSIG). Gloo
+// would notice the closed sockets too, but only at the rank's next collective
+// and only if nothing in between waits on the store: on a loaded machine that
+// left ranks running for tens of seconds after a SIGKILLed rank 0. Ranks that
+// torchrun started (no launcher variable) are left to the collectives.
+Status TieToLauncher() {
+  const char* launcher = std::getenv(kLauncherVariable);
+  if (launcher == nullptr) return Status::Ok();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (std::to_string(::getppid()) != launcher)  // it died before prctl took effect
+    return Status::Internal(fmt::format("--workers: rank 0 (pid {}) stopped before this rank started", launcher));
+  return Status::Ok();
 }
 
 std::string ExitDescription(int rank, pid_t pid, int wait_status) {
@@ -92,6 +112,7 @@ Expected<std::unique_ptr<WorkerRun>> WorkerRun::Start(const GlobalOptions& globa
   WorkerGroupOptions o;
   if (*from_env) {
     o = **from_env;
+    if (Status tied = TieToLauncher(); !tied.ok()) return tied;
   } else if (flags.workers > 1) {
     auto port = FreeLoopbackPort();
     if (!port.ok()) return port.status();
