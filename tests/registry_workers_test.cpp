@@ -149,6 +149,29 @@ TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
   EXPECT_FALSE(fs::exists(model)) << "a failed data-parallel job wrote its model";
 }
 
+// Killed while loading, a worker never joins: rank 0 notices its exit while
+// it waits for the group (rather than waiting out --worker-timeout, 60 s here).
+TEST(RegistryWorkers, WorkerKilledBeforeJoiningFailsTheJobAtOnce) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir("workers_kill_early");
+  ChildProcess job({"/bin/sh", "-c",
+                    "exec " + Registry() + " train --data " + Fp16Records(dir) +
+                        " --epochs 1000 --workers 2 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"});
+  const auto workers = ChildrenOf(job.pid(), 1);
+  ASSERT_EQ(workers.size(), 1u);
+  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);  // still loading its records
+  const auto killed = Clock::now();
+  const std::string out = job.ReadRest();
+  const int status = job.Wait();
+  const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
+  EXPECT_LT(seconds, 30) << "rank 0 waited " << seconds << " s for a dead worker to join";
+  EXPECT_NE(out.find("a local rank stopped before the group formed"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 1 (pid " + std::to_string(workers[0]) + ") was killed by signal 9"), std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(dir.Sub("never.pt")));
+}
+
 TEST(RegistryWorkers, KilledRankZeroStopsTheOtherRanks) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill0");
@@ -207,7 +230,7 @@ TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {
                         " add-intrinsic tensorcore.h16816 --epochs 1000 --patience 1000 --workers 2 --worker-timeout 60 -q 2>&1"});
   const auto workers = ChildrenOf(job.pid(), 1);
   ASSERT_EQ(workers.size(), 1u);
-  WaitUntilTraining(workers[0]);
+  WaitUntilTraining(workers[0], /*cpu_seconds=*/5);  // past joining: a rank killed while rank 0 waits for the join costs --worker-timeout
   ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
   const std::string out = job.ReadRest();
   const int status = job.Wait();

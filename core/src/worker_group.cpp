@@ -5,7 +5,9 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <unistd.h>
 
 #include "worker_group_impl.h"
@@ -26,12 +28,16 @@ Expected<long> IntegerVariable(const char* name, long low, long high, long fallb
   return value;
 }
 
-Status CollectiveFailed(const WorkerGroup::Impl& g, const char* what, const std::exception& e) {
-  std::string message = e.what();
+Status CollectiveFailed(const WorkerGroup::Impl& g, const char* what, const std::string& why) {
+  std::string message = why;
   if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
   return Status::IOError("worker group " + g.endpoint + ": rank " + std::to_string(g.rank) + " of " +
                          std::to_string(g.world_size) + ": " + what +
                          " failed (another worker stopped or timed out): " + message);
+}
+
+Status CollectiveFailed(const WorkerGroup::Impl& g, const char* what, const std::exception& e) {
+  return CollectiveFailed(g, what, std::string(e.what()));
 }
 
 std::shared_ptr<gloo::transport::Device> LoopbackOrHostDevice(const std::string& master_addr) {
@@ -40,6 +46,26 @@ std::shared_ptr<gloo::transport::Device> LoopbackOrHostDevice(const std::string&
   if (master_addr == "127.0.0.1" || master_addr == "localhost")
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+// Every rank counts itself in; rank 0 waits until all have, asking
+// `peers_alive` as it goes. (TCPStore's own wait cannot be interrupted.)
+Status WaitForRanks(c10d::TCPStore& store, const WorkerGroupOptions& o) {
+  const std::string key = "ucmoh/joined";
+  int64_t joined = store.add(key, 1);
+  if (o.rank != 0) return Status::Ok();
+  const auto deadline = std::chrono::steady_clock::now() + o.timeout;
+  while (joined < o.world_size) {
+    if (o.peers_alive) {
+      if (Status alive = o.peers_alive(); !alive.ok()) return alive;
+    }
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::IOError(std::to_string(joined) + " of " + std::to_string(o.world_size) + " ranks joined in " +
+                             std::to_string(o.timeout.count()) + " s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    joined = store.add(key, 0);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -78,7 +104,9 @@ Expected<std::shared_ptr<WorkerGroup>> WorkerGroup::Join(const WorkerGroupOption
     store_options.isServer = o.rank == 0;
     store_options.numWorkers = static_cast<size_t>(o.world_size);
     store_options.timeout = o.timeout;
+    store_options.waitWorkers = false;  // WaitForRanks below, which can stop early
     auto store = c10::make_intrusive<c10d::TCPStore>(o.master_addr, store_options);
+    if (Status joined = WaitForRanks(*store, o); !joined.ok()) return CollectiveFailed(*impl, "joining", joined.message());
     auto options = c10d::ProcessGroupGloo::Options::create(o.timeout);
     options->devices.push_back(LoopbackOrHostDevice(o.master_addr));
     options->threads = 1;

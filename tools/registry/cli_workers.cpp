@@ -85,6 +85,16 @@ Status TieToLauncher() {
   return Status::Ok();
 }
 
+// Whether a local rank has stopped (looked at, not reaped: Explain says how).
+Status NoneStopped(const std::vector<pid_t>& children) {
+  for (pid_t pid : children) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+      return Status::IOError("a local rank stopped before the group formed");
+  }
+  return Status::Ok();
+}
+
 std::string ExitDescription(int rank, pid_t pid, int wait_status) {
   if (WIFSIGNALED(wait_status))
     return fmt::format("rank {} (pid {}) was killed by signal {}", rank, pid, WTERMSIG(wait_status));
@@ -126,6 +136,7 @@ Expected<std::unique_ptr<WorkerRun>> WorkerRun::Start(const GlobalOptions& globa
       if (!pid.ok()) return pid.status();
       run->children_.push_back(*pid);
     }
+    o.peers_alive = [children = run->children_] { return NoneStopped(children); };
   } else {
     return run;
   }

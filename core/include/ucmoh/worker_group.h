@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,11 @@ struct WorkerGroupOptions {
   // How long a collective (or joining) waits for the other ranks before the
   // job fails: a worker that hangs, rather than dies, is caught by this.
   std::chrono::seconds timeout{300};
+  // Rank 0 asks this while it waits for the others to join (every 50 ms): an
+  // error stops the wait at once. `--workers` passes "have my local ranks
+  // died?", so a rank that dies while loading fails the job in a moment, not
+  // after `timeout`. Unset: wait out the timeout (ranks on other hosts).
+  std::function<Status()> peers_alive;
 };
 
 // The torchrun environment: RANK, WORLD_SIZE, MASTER_ADDR (default
