@@ -103,5 +103,32 @@ TEST(OnlineUpdate, SameBatchSameWeightsAnotherBatchAnotherSample) {
   EXPECT_NE(Weights(first), Weights(base));
 }
 
+// The update trains at its own learning rate, whatever the version's step
+// used: updates under steps of 0.001 and of 0.5 give the same weights, and
+// another update learning rate gives others. The report says what it ran with.
+TEST(OnlineUpdate, TrainsAtItsOwnLearningRateNotTheSteps) {
+  const LifelongState state = StateWithRehearsal(100);
+  const CostModel base = TinyModel(state.rehearsal[0].replay);
+  const ProgramSet batch = KeyedSet(1, 8, "batch-a", 1);
+  OnlineUpdateOptions o;
+  CostModel step_default = base.Clone(), step_large = base.Clone(), faster = base.Clone();
+  auto r = OnlineUpdate(step_default, state, batch, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->learning_rate, o.learning_rate);
+  EXPECT_EQ(r->epochs, o.epochs);
+  o.step.training.learning_rate = 0.5;
+  ASSERT_TRUE(OnlineUpdate(step_large, state, batch, o).ok());
+  EXPECT_EQ(Weights(step_default), Weights(step_large));
+  o.learning_rate *= 10;
+  ASSERT_TRUE(OnlineUpdate(faster, state, batch, o).ok());
+  EXPECT_NE(Weights(step_default), Weights(faster));
+  o.learning_rate = 0;
+  CostModel refused = base.Clone();
+  r = OnlineUpdate(refused, state, batch, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("learning rate must be > 0"), std::string::npos) << r.status().message();
+  EXPECT_EQ(Weights(refused), Weights(base));
+}
+
 }  // namespace
 }  // namespace ucmoh

@@ -16,6 +16,7 @@ namespace {
 
 Status CheckMeasured(const ProgramSet& measured, const OnlineUpdateOptions& o) {
   if (o.epochs < 1) return Status::InvalidArgument("update: epochs must be >= 1");
+  if (!(o.learning_rate > 0)) return Status::InvalidArgument("update: learning rate must be > 0");
   for (double l : measured.latency_s)
     if (!(l > 0)) return Status::InvalidArgument("update: every program needs a measured latency > 0");
   for (const auto& task : measured.tasks)
@@ -63,6 +64,7 @@ Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState&
   TrainOptions t = o.step.training;
   t.mode = TransferMode::kFinetune;
   t.epochs = o.epochs;
+  t.learning_rate = o.learning_rate;
   // The last epoch's weights, not an average over the update's few epochs:
   // an update exists to move the model toward what was just measured (the
   // online-update figures, docs/benchmarks.md, were measured so).
@@ -72,6 +74,8 @@ Expected<OnlineUpdateReport> OnlineUpdate(CostModel& model, const LifelongState&
   auto trained = TrainWithValidation(model, train, {}, t);
   if (!trained.ok()) return trained.status();
   report.measured_programs = static_cast<int64_t>(measured.size());
+  report.epochs = o.epochs;
+  report.learning_rate = o.learning_rate;
   report.final_train_loss = trained->final_train_loss;
   if (penalty) report.penalty = EwcPenaltyValue(*penalty, model);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

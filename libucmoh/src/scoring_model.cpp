@@ -215,6 +215,8 @@ json ScoringModel::LastUpdateJson() const {
           {"lambda", MethodUsesEwc(o.method) ? json(o.lambda) : json(nullptr)},
           {"measured_programs", last_update_.measured_programs},
           {"replayed_programs", last_update_.replayed_programs},
+          {"epochs", last_update_.epochs},
+          {"learning_rate", last_update_.learning_rate},
           {"penalty", last_update_.penalty},
           {"final_train_loss", last_update_.final_train_loss},
           {"seconds", last_update_.seconds}};

@@ -44,6 +44,8 @@ ParamMap UpdateHyperParameters(const ModelVersion& parent, const OnlineUpdateCom
   h["online_updates"] = c.updates;
   h["measured_programs"] = c.last_update.measured_programs;
   h["replayed_programs"] = c.last_update.replayed_programs;
+  h["update_epochs"] = static_cast<int64_t>(c.last_update.epochs);
+  h["update_learning_rate"] = c.last_update.learning_rate;
   return h;
 }
 

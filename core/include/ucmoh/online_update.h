@@ -15,7 +15,7 @@ namespace ucmoh {
 
 struct OnlineUpdateOptions {
   // Method, λ, γ and training settings of the version (its hyper-parameters);
-  // the epochs below replace step.training.epochs.
+  // the epochs and learning rate below replace step.training's.
   LifelongStepOptions step;
   // 2, the one default of every caller (ucmoh_update's 0, ucmoh.tvm.CostModel,
   // which had its own 2 while this said 5) and what every tuning-study figure
@@ -23,6 +23,12 @@ struct OnlineUpdateOptions {
   // yet; 5 cost 1.6x the time (docs/benchmarks.md, "Online updates during a
   // tuning run").
   int epochs = 2;
+  // Replaces step.training.learning_rate (the step's 0.001, set for training
+  // from thousands of programs). At 0.001 an update of ~32 programs moved the
+  // rest of its task's ranking by +-0.06 at random and cost 0.012-0.020
+  // held-out ACC; 0.0001 keeps the update from harming either
+  // (docs/benchmarks.md, "Online updates during a tuning run").
+  double learning_rate = 1e-4;
   // Per update, each learned intrinsic replays replay_per_measured programs
   // per measured program (at least min_replay_per_intrinsic, at most its whole
   // rehearsal sample): a sample that changes with the measured batch, so
@@ -37,6 +43,8 @@ struct OnlineUpdateOptions {
 
 struct OnlineUpdateReport {
   int64_t measured_programs = 0, replayed_programs = 0;
+  int epochs = 0;            // what the update trained with (OnlineUpdateOptions)
+  double learning_rate = 0;
   double final_train_loss = 0;
   double penalty = 0;   // EWC penalty after the update (0 without EWC)
   double seconds = 0;

@@ -96,7 +96,8 @@ UCMOH_API ucmoh_code ucmoh_score(ucmoh_model* model, ucmoh_format format, const 
  * i-th program's measured latency in seconds (NULL: each program's own
  * "latency_s" / record latency). Programs are ranked within their task
  * ("task" of an AST; programs without one form one task). Trains `epochs`
- * epochs (0: the default, 2) under the forgetting control of the version it
+ * epochs (0: the default, 2) at the update's learning rate (0.0001, not the
+ * version's training rate) under the forgetting control of the version it
  * was opened at: its method's EWC penalty and rehearsal replay. */
 UCMOH_API ucmoh_code ucmoh_update(ucmoh_model* model, ucmoh_format format, const char* programs, size_t size,
                                   const double* latencies_s, size_t latency_count, int epochs);
