@@ -230,7 +230,8 @@ TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {
                         " add-intrinsic tensorcore.h16816 --epochs 1000 --patience 1000 --workers 2 --worker-timeout 60 -q 2>&1"});
   const auto workers = ChildrenOf(job.pid(), 1);
   ASSERT_EQ(workers.size(), 1u);
-  WaitUntilTraining(workers[0], /*cpu_seconds=*/5);  // past joining: a rank killed while rank 0 waits for the join costs --worker-timeout
+  // Past joining (a rank killed before it joins is another test's case).
+  WaitUntilTraining(workers[0], /*cpu_seconds=*/5);
   ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
   const std::string out = job.ReadRest();
   const int status = job.Wait();

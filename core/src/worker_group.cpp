@@ -106,7 +106,8 @@ Expected<std::shared_ptr<WorkerGroup>> WorkerGroup::Join(const WorkerGroupOption
     store_options.timeout = o.timeout;
     store_options.waitWorkers = false;  // WaitForRanks below, which can stop early
     auto store = c10::make_intrusive<c10d::TCPStore>(o.master_addr, store_options);
-    if (Status joined = WaitForRanks(*store, o); !joined.ok()) return CollectiveFailed(*impl, "joining", joined.message());
+    if (Status joined = WaitForRanks(*store, o); !joined.ok())
+      return CollectiveFailed(*impl, "joining", joined.message());
     auto options = c10d::ProcessGroupGloo::Options::create(o.timeout);
     options->devices.push_back(LoopbackOrHostDevice(o.master_addr));
     options->threads = 1;

@@ -43,7 +43,8 @@ constexpr const char* kLauncherVariable = "UCMOH_LAUNCHER_PID";
 // rank 0 alone reports).
 Expected<pid_t> SpawnRank(const std::vector<std::string>& argv, const WorkerGroupOptions& o) {
   auto is_group_variable = [](const std::string& entry) {
-    for (const char* name : {"RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=", "UCMOH_WORKER_TIMEOUT=", "UCMOH_LAUNCHER_PID="})
+    for (const char* name :
+         {"RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=", "UCMOH_WORKER_TIMEOUT=", "UCMOH_LAUNCHER_PID="})
       if (entry.rfind(name, 0) == 0) return true;
     return false;
   };
