@@ -84,11 +84,29 @@ void WaitUntilTraining(pid_t pid, double cpu_seconds = 1.5) {
   EXPECT_GE(CpuSeconds(pid), cpu_seconds) << "pid " << pid << " never got into training";
 }
 
-// `train` with 3 local ranks that would run until killed (rank 0 is the shell's exec).
-std::vector<std::string> EndlessThreeRankTraining(const TempDir& dir) {
+// `train` with `workers` local ranks that would run until killed (rank 0 is
+// the shell's exec), its model to be dir/never.pt.
+std::vector<std::string> EndlessTraining(const TempDir& dir, int workers) {
   return {"/bin/sh", "-c",
-          "exec " + Registry() + " train --data " + Fp16Records(dir) +
-              " --epochs 1000 --patience 1000 --workers 3 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"};
+          "exec " + Registry() + " train --data " + Fp16Records(dir) + " --epochs 1000 --patience 1000 --workers " +
+              std::to_string(workers) + " --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"};
+}
+
+// How `job` (rank 0) ended after its local rank `worker` was SIGKILLed.
+struct AfterKill {
+  std::string out;
+  int status = 0;
+  double seconds = 0;  // from the kill to rank 0's exit
+};
+
+AfterKill KillWorker(ChildProcess& job, pid_t worker) {
+  EXPECT_EQ(::kill(worker, SIGKILL), 0);
+  const auto killed = Clock::now();
+  AfterKill after;
+  after.out = job.ReadRest();
+  after.status = job.Wait();
+  after.seconds = std::chrono::duration<double>(Clock::now() - killed).count();
+  return after;
 }
 
 // Whether every process of `pids` is gone within `seconds` (orphans are reaped
@@ -122,20 +140,13 @@ TEST(RegistryWorkers, TwoProcessesTrainWhatOneTrains) {
 TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill");
-  const std::string records = Fp16Records(dir);
   const std::string model = dir.Sub("never.pt");
-  ChildProcess job({"/bin/sh", "-c",
-                    "exec " + Registry() + " train --data " + records +
-                        " --epochs 1000 --patience 1000 --workers 2 --worker-timeout 60 -o " + model + " 2>&1"});
+  ChildProcess job(EndlessTraining(dir, 2));
   ASSERT_TRUE(job.started());
   const auto workers = ChildrenOf(job.pid(), 1);  // the shell exec'd rank 0; rank 1 is its child
   ASSERT_EQ(workers.size(), 1u);
   WaitUntilTraining(workers[0], /*cpu_seconds=*/5);  // well past loading, even under the sanitizers
-  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
-  const auto killed = Clock::now();
-  const std::string out = job.ReadRest();
-  const int status = job.Wait();
-  const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
+  const auto [out, status, seconds] = KillWorker(job, workers[0]);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
   EXPECT_LT(seconds, 30) << "rank 0 noticed the dead worker only after " << seconds << " s";
   // Which collective sees the dead peer depends on how far rank 0 got: on a
@@ -154,16 +165,10 @@ TEST(RegistryWorkers, KilledWorkerFailsTrainingAndWritesNoModel) {
 TEST(RegistryWorkers, WorkerKilledBeforeJoiningFailsTheJobAtOnce) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill_early");
-  ChildProcess job({"/bin/sh", "-c",
-                    "exec " + Registry() + " train --data " + Fp16Records(dir) +
-                        " --epochs 1000 --workers 2 --worker-timeout 60 -o " + dir.Sub("never.pt") + " 2>&1"});
+  ChildProcess job(EndlessTraining(dir, 2));
   const auto workers = ChildrenOf(job.pid(), 1);
   ASSERT_EQ(workers.size(), 1u);
-  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);  // still loading its records
-  const auto killed = Clock::now();
-  const std::string out = job.ReadRest();
-  const int status = job.Wait();
-  const double seconds = std::chrono::duration<double>(Clock::now() - killed).count();
+  const auto [out, status, seconds] = KillWorker(job, workers[0]);  // still loading its records
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
   EXPECT_LT(seconds, 30) << "rank 0 waited " << seconds << " s for a dead worker to join";
   EXPECT_NE(out.find("a local rank stopped before the group formed"), std::string::npos) << out;
@@ -175,7 +180,7 @@ TEST(RegistryWorkers, WorkerKilledBeforeJoiningFailsTheJobAtOnce) {
 TEST(RegistryWorkers, KilledRankZeroStopsTheOtherRanks) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill0");
-  ChildProcess job(EndlessThreeRankTraining(dir));
+  ChildProcess job(EndlessTraining(dir, 3));
   const auto workers = ChildrenOf(job.pid(), 2);
   ASSERT_EQ(workers.size(), 2u);
   WaitUntilTraining(workers[1]);
@@ -191,7 +196,7 @@ TEST(RegistryWorkers, KilledRankZeroStopsTheOtherRanks) {
 TEST(RegistryWorkers, RanksDieWithARankZeroKilledBeforeTheGroupForms) {
   UCMOH_SKIP_WITHOUT_SHARED_DATA();
   TempDir dir("workers_kill0_early");
-  ChildProcess job(EndlessThreeRankTraining(dir));
+  ChildProcess job(EndlessTraining(dir, 3));
   const auto workers = ChildrenOf(job.pid(), 2);
   ASSERT_EQ(workers.size(), 2u);
   job.Kill(SIGKILL);  // the ranks are still loading their records
@@ -232,11 +237,9 @@ TEST(RegistryWorkers, AddIntrinsicCommitsOnceAndAKilledWorkerCommitsNothing) {
   ASSERT_EQ(workers.size(), 1u);
   // Past joining (a rank killed before it joins is another test's case).
   WaitUntilTraining(workers[0], /*cpu_seconds=*/5);
-  ASSERT_EQ(::kill(workers[0], SIGKILL), 0);
-  const std::string out = job.ReadRest();
-  const int status = job.Wait();
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
-  EXPECT_NE(out.find("was killed by signal 9"), std::string::npos) << out;
+  const AfterKill after = KillWorker(job, workers[0]);
+  EXPECT_TRUE(WIFEXITED(after.status) && WEXITSTATUS(after.status) == 1) << after.out;
+  EXPECT_NE(after.out.find("was killed by signal 9"), std::string::npos) << after.out;
   EXPECT_EQ(versions(dir.Sub("two.db")), 1u);
   const CommandResult verify = RunRegistry("--db " + dir.Sub("two.db") + " verify");
   EXPECT_EQ(verify.rc, 0) << verify.out;
