@@ -1,13 +1,14 @@
 """Records without the tasks of held-out networks: the pretraining data of a
 tuning study (issue 37) must not contain any task a held-out network runs.
 
-    python -m ucmoh.tvm.hold_out --networks bert_base,resnet18 R.jsonl.gz... -o OUT.jsonl
+    python -m ucmoh.tvm.hold_out --networks bert_base,resnet18 R.jsonl.gz... -o OUT.jsonl [--held HELD.jsonl]
 
 A task shared by several networks is one task named after the first network
 that has it (ucmoh.tvm.networks), so the names to drop come from the tasks'
 weights, never from a name prefix: `resnet50.conv2d...` is dropped when
 resnet18 runs it too. Every record is read before anything is written; the
-output appears whole (renamed into place) or not at all. Prints what was kept
+output appears whole (renamed into place) or not at all; --held writes the
+dropped records too (the held-out tasks' data, for evaluating on them). Prints what was kept
 and dropped, per dtype, as one JSON line.
 """
 import argparse
@@ -36,8 +37,9 @@ def _task_of(record, path, line):
 
 
 def split_records(paths, held):
-    """(kept lines, counts): every line of `paths` whose task is not in `held`."""
-    kept, counts = [], collections.Counter()
+    """(kept lines, dropped lines, counts): the lines of `paths` whose task is
+    not in `held`, and those whose task is."""
+    kept, dropped, counts = [], [], collections.Counter()
     for path in paths:
         with open_text(path) as f:
             for number, line in enumerate(f, 1):
@@ -47,12 +49,14 @@ def split_records(paths, held):
                     record = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise ValueError(f"{path}:{number}: not JSON ({e.msg})") from None
+                line = line if line.endswith("\n") else line + "\n"
                 if _task_of(record, path, number) in held:
+                    dropped.append(line)
                     counts["dropped"] += 1
                 else:
-                    kept.append(line if line.endswith("\n") else line + "\n")
+                    kept.append(line)
                     counts["kept"] += 1
-    return kept, counts
+    return kept, dropped, counts
 
 
 def main(argv=None):
@@ -60,15 +64,18 @@ def main(argv=None):
     p.add_argument("--networks", required=True, help="held-out networks, comma-separated")
     p.add_argument("records", nargs="+")
     p.add_argument("-o", "--output", required=True)
+    p.add_argument("--held", help="also write the dropped records (the held-out tasks') here")
     args = p.parse_args(argv)
     try:
         networks = [n for n in args.networks.split(",") if n]
         held = held_out_tasks(networks)
-        kept, counts = split_records(args.records, held)
+        kept, dropped, counts = split_records(args.records, held)
     except (KeyError, ValueError, OSError) as e:
         print(f"hold_out: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
         return 1
     write_atomic(args.output, "".join(kept))
+    if args.held:
+        write_atomic(args.held, "".join(dropped))
     print(json.dumps({"networks": networks, "held_out_tasks": len(held), **counts}))
     return 0
 
