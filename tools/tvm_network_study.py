@@ -10,6 +10,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
 
   ucmoh          the pulled registry version, updated online after every batch
   ucmoh-frozen   the same, never updated
+  ucmoh+xgb      per task, the pulled version never updated or XGBModel (16 warm-up
+                 samples) learning online: whichever has ranked more of the task's
+                 measured pairs right so far (ucmoh.tvm.model_choice)
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -42,12 +45,12 @@ from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
 from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 from tvm.s_tir.meta_schedule.utils import fork_seed
 
-from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm import CostModel, LocalBuilder, ModelChoice
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
-MODELS = ("ucmoh", "ucmoh-frozen", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
+MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
 @derived_object
@@ -97,6 +100,8 @@ class Timed(PyCostModel):
 def cost_model(kind, args, target, seed):
     if kind in ("ucmoh", "ucmoh-frozen"):
         return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh")
+    if kind == "ucmoh+xgb":
+        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False))
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -147,6 +152,10 @@ def tune_network(network, dtype, kind, seed, args):
         row.update(model_dir=args.learned if kind == "ucmoh-learned" else args.pulled,
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured)
+    if kind == "ucmoh":
+        row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
+    if kind == "ucmoh+xgb":
+        row["choices"] = model.choices()  # per task: the model that ranked it at the end, both accuracies
     return row
 
 

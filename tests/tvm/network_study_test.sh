@@ -19,11 +19,12 @@ data=(data/metaschedule/*.float32.jsonl.gz data/metaschedule/*.int8.jsonl.gz)
 
 # 1. Held out by name: no record of any task a held-out network runs (shared
 # tasks named after another network included), every other task kept.
-"$py" -m ucmoh.tvm.hold_out --networks bert_base,resnet18 "${data[@]}" -o "$work/pretrain.jsonl" > "$work/held.json"
-"$py" - "$work/pretrain.jsonl" "$work/held.json" "${data[@]}" <<'PY'
+"$py" -m ucmoh.tvm.hold_out --networks bert_base,resnet18 "${data[@]}" -o "$work/pretrain.jsonl" \
+  --held "$work/held.jsonl" > "$work/held.json"
+"$py" - "$work/pretrain.jsonl" "$work/held.json" "$work/held.jsonl" "${data[@]}" <<'PY'
 import gzip, json, sys
 from ucmoh.tvm.networks import tasks
-kept_file, held_file, *data = sys.argv[1:]
+kept_file, held_file, dropped_file, *data = sys.argv[1:]
 held = {t.name for d in ("float32", "int8") for t in tasks(None, d) if {"bert_base", "resnet18"} & set(t.weights)}
 shared = {t.name for d in ("float32", "int8") for t in tasks(None, d)
           if {"bert_base", "resnet18"} & set(t.weights) and not t.name.startswith(("bert_base.", "resnet18."))}
@@ -32,6 +33,8 @@ kept = [json.loads(l)["task"]["key"] for l in open(kept_file)]
 assert not held & set(kept), f"held-out tasks in the pretraining data: {sorted(held & set(kept))[:3]}"
 assert set(kept) == set(every) - held, "a task of no held-out network was dropped"
 assert len(kept) == sum(1 for t in every if t not in held)
+dropped = [json.loads(l)["task"]["key"] for l in open(dropped_file)]  # --held: exactly the held-out tasks' records
+assert dropped == [t for t in every if t in held], "--held did not write the dropped records"
 counts = json.load(open(held_file))
 assert counts["dropped"] == len(every) - len(kept) and counts["kept"] == len(kept), counts
 print(f"hold_out: {len(kept)} records kept, {counts['dropped']} of {len(held)} held-out tasks dropped "
@@ -76,6 +79,25 @@ assert u["converted"] > 0 and u["predicted"] >= 16 and u["measured"] >= 8, u  # 
 assert 0 < u["cost_model_s"] < u["wall_s"]
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
+PY
+
+# 3b. ucmoh+xgb: the pulled model, never updated, and XGBModel learning online,
+# chosen per task by the measured pairs each ranked right before learning them
+# (32 trials, 8 a batch: XGBModel ranks from its 16th sample, so two batches count).
+"$py" tools/tvm_network_study.py --pulled "$work/pulled" --plugins "$src/plugins.json" --out "$work/study" \
+  --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb --seeds 0 \
+  > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
+"$py" - "$work/study/network_results.jsonl" <<'PY'
+import json, sys
+row = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb"][0]
+assert len(row["trials"]) == 32 and row["measured"] >= 24, (len(row["trials"]), row["measured"])  # XGBModel learned
+assert row["converted"] > 0 and row["predicted"] >= 32, row  # the pulled model ranked
+choice = row["choices"]["bert_base.dense.m128n768k768.bias"]
+assert 0 < choice["pairs"] <= 2 * 28, choice  # the last two batches of 8, ranked by both models
+assert 0 <= choice["prior"] <= 1 and 0 <= choice["online"] <= 1, choice
+assert choice["chosen"] == ("online" if choice["online"] > choice["prior"] else "prior"), choice
+print(f"ucmoh+xgb: {choice['pairs']} pairs, prior right on {choice['prior']:.2f}, XGBModel on "
+      f"{choice['online']:.2f}: {choice['chosen']} chosen; cost model {row['cost_model_s']:.1f} of {row['wall_s']:.0f} s")
 PY
 
 # 4. A rerun resumes: nothing tuned again.

@@ -10,6 +10,7 @@ import tvm.s_tir.meta_schedule as ms
 
 from test_tir_to_ast import matmul
 from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm.model_choice import TaskRecord, concordant_pairs
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -31,6 +32,31 @@ class Tuning(unittest.TestCase):
         model.save(saved)  # a registry version
         model.load(saved)
         self.assertEqual(model.model.info["registry_version"], 2)
+
+
+class ChoosingPerTask(unittest.TestCase):
+    """ModelChoice's bookkeeping (its tuning run is in network_study_test.sh)."""
+
+    def test_a_pair_is_right_when_the_faster_program_scores_higher(self):
+        self.assertEqual(concordant_pairs([3, 2, 1], [1.0, 2.0, 3.0]), (3, 3))
+        self.assertEqual(concordant_pairs([1, 2, 3], [1.0, 2.0, 3.0]), (0, 3))
+        # equal latencies make no pair; equal scores are not right
+        self.assertEqual(concordant_pairs([5, 5, 0], [1.0, 1.0, 2.0]), (2, 2))
+        self.assertEqual(concordant_pairs([1, 1, 1], [1.0, 2.0, 3.0]), (0, 3))
+
+    def test_a_task_moves_to_the_online_model_once_it_was_right_more_often(self):
+        task = TaskRecord()
+        self.assertEqual(task.chosen, "prior")
+        self.assertIsNone(task.accuracy("prior"))
+        latencies = [1.0, 2.0, 3.0]
+        task.add([3, 2, 1], [1, 2, 3], latencies)  # the prior right on 3 pairs, the online model on none
+        self.assertEqual((task.chosen, task.pairs), ("prior", 3))
+        task.add([1, 2, 3], [3, 2, 1], latencies)  # 3 against 3: a tie keeps the prior
+        self.assertEqual(task.chosen, "prior")
+        task.add([1, 2, 3], [3, 2, 1], latencies)  # 3 against 6
+        self.assertEqual(task.chosen, "online")
+        self.assertAlmostEqual(task.accuracy("online"), 6 / 9)
+        self.assertAlmostEqual(task.accuracy("prior"), 3 / 9)
 
 
 if __name__ == "__main__":
