@@ -64,7 +64,9 @@ class ModelChoice(PyCostModel):
     def __init__(self, prior, online=None):
         super().__init__()
         self.prior = prior
-        self.online = online or ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1)
+        if online is None:
+            online = ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1)
+        self.online = online
         self.tasks = {}  # task name -> TaskRecord
         self.online_seconds = 0.0  # XGBModel's predict and update
 
@@ -127,6 +129,7 @@ class ModelChoice(PyCostModel):
         """Measured candidates the online model learned from."""
         return self.online.data_size
 
+    # The pulled model never changes here: saving and loading is the online model's state.
     def save(self, path):
         self.online.save(path)
 
