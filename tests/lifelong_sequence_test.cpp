@@ -288,22 +288,45 @@ TEST(LifelongToy, LambdaRulePicksTheBestEligibleCandidate) {
     }
 }
 
-// Without validation tasks every candidate would score 0 and the rule would
-// take the smallest λ without comparing anything: the step is refused before
-// it trains, naming the intrinsic.
-TEST(LifelongToy, LambdaGridWithoutValidationTasksIsRefused) {
+// Without validation tasks the rule compares the candidates on a fifth of
+// every training task's programs, held back from them, then trains the chosen
+// λ again on everything: the kept model is exactly the one a step at that λ
+// gives.
+TEST(LifelongToy, LambdaGridWithoutValidationTasksChoosesOnHeldBackPrograms) {
   LifelongOptions o = ToyRun(LifelongMethod::kEwcReplay);
   o.sequence = {"toy.a", "toy.b"};
   o.step.lambda_grid = {0.1, 1, 10};
   o.plasticity_reference = false;
   o.step.training.val_fraction = 0.3;
-  o.step.training.min_validation_tasks = 3;  // toy.b holds out 2
-  auto r = RunLifelong(ToySet(), o);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("toy.b: --lambda-grid has nothing to choose lambda by"), std::string::npos)
-      << r.status().message();
-  o.step.lambda_grid = {};  // one λ: nothing to choose, the step runs
-  EXPECT_TRUE(RunLifelong(ToySet(), o).ok());
+  o.step.training.min_validation_tasks = 3;  // toy.b holds out 2: no validation tasks
+  auto grid = RunLifelong(ToySet(), o);
+  ASSERT_TRUE(grid.ok()) << grid.status().message();
+  const auto& trials = grid->steps[1].lambda_trials;
+  ASSERT_EQ(trials.size(), 3u);
+  double best_new = 0, best_eligible = -1;
+  for (const auto& t : trials) best_new = std::max(best_new, t.new_validation_pca);
+  for (const auto& t : trials) {
+    EXPECT_TRUE(t.held_back_programs);
+    EXPECT_GT(t.new_validation_pca, 0) << "scored on toy.b's held-back programs";
+    EXPECT_GT(t.validation_pca, 0);
+    EXPECT_EQ(t.eligible, t.new_validation_pca >= best_new - 0.02);
+    if (t.eligible) best_eligible = std::max(best_eligible, t.validation_pca);
+  }
+  const double chosen = grid->steps[1].lambda;
+  bool found = false;
+  for (const auto& t : trials)
+    if (t.lambda == chosen) {
+      found = true;
+      EXPECT_DOUBLE_EQ(t.validation_pca, best_eligible);
+    }
+  ASSERT_TRUE(found) << chosen;
+  o.step.lambda_grid = {};
+  o.step.lambda = chosen;
+  auto fixed = RunLifelong(ToySet(), o);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  EXPECT_TRUE(fixed->steps[1].lambda_trials.empty());
+  EXPECT_EQ(grid->steps[1].train.final_train_loss, fixed->steps[1].train.final_train_loss);
+  EXPECT_EQ(grid->pca, fixed->pca) << "the chosen lambda is trained again on every program";
 }
 
 // keep_weights < 1 shrinks the model toward a fresh network before every step

@@ -13,6 +13,7 @@
 
 #include "ucmoh/ewc.h"
 #include "ucmoh/fisher.h"
+#include "ucmoh/splits.h"
 
 namespace ucmoh {
 
@@ -146,18 +147,71 @@ Status Diverged(const std::string& intrinsic, const std::vector<Candidate>& cand
       "{}: training diverged (final loss {}); nothing is kept: lower --lr or lambda", intrinsic, losses));
 }
 
-// The λ rule compares candidates on the new intrinsic's validation tasks. An
-// intrinsic with too few training tasks to hold any out (SplitValidation)
-// would leave every candidate at 0, and the rule would take the smallest λ
-// without having compared anything, as it did on every step of the
-// 2026-11-27 λ-grid studies (docs/benchmarks.md).
-Status CheckLambdaRuleCanChoose(const std::string& intrinsic, const StepData& d, const LifelongStepOptions& o) {
-  if (d.validation.size() > 0) return Status::Ok();
+// Without validation tasks (an intrinsic with fewer than about 40 training
+// tasks has none: SplitValidation) the λ rule compares candidates on held-back
+// programs instead: a fifth of every training task's programs, of the new
+// intrinsic and of each replayed one, that no candidate trains on. Until
+// 2026-11-28 such a grid compared nothing (every candidate scored 0 and the
+// smallest λ won; then the step was refused). The chosen λ is trained again on
+// everything, so the kept model is the one a --lambda step would give.
+constexpr double kHeldBackFraction = 0.2;
+
+struct HeldBack {
+  StepData rest;                  // what the candidates train on
+  std::vector<ProgramSet> check;  // [0] the new intrinsic, then each replayed intrinsic
+};
+
+std::pair<ProgramSet, ProgramSet> SplitPrograms(const ProgramSet& set, uint64_t seed) {
+  SplitOptions split_options;
+  split_options.kind = SplitKind::kWithinTask;
+  split_options.test_fraction = kHeldBackFraction;
+  split_options.seed = seed;
+  auto split = MakeSplit(set, split_options);
+  if (!split.ok()) return {set, ProgramSet{}};  // empty, or no task has two programs
+  return {set.Subset(split->train), set.Subset(split->test)};
+}
+
+HeldBack HoldBackPrograms(const StepData& d, LifelongState state, const LifelongStepOptions& o) {
+  const uint64_t seed = o.training.seed + 2;  // SplitValidation draws with seed + 1
+  HeldBack h;
+  auto [fit, check] = SplitPrograms(d.fit, seed);
+  h.check.push_back(std::move(check));
+  for (auto& r : state.rehearsal) {
+    auto [replay, held] = SplitPrograms(r.replay, seed);
+    r.replay = std::move(replay);
+    h.check.push_back(std::move(held));
+  }
+  h.rest.fit = std::move(fit);
+  h.rest.train = WithReplay(h.rest.fit, state, o, &h.rest.replayed);
+  h.rest.scored = d.scored;  // early stopping sees what the kept model's training sees
+  return h;
+}
+
+// The trial's scores on the held-back programs: the new intrinsic's, and the
+// mean over every intrinsic that has some.
+Status ScoreOnHeldBack(Candidate& c, const std::vector<ProgramSet>& check) {
+  double sum = 0;
+  int scored = 0;
+  for (size_t i = 0; i < check.size(); ++i) {
+    if (check[i].size() == 0) continue;
+    auto scores = c.model.Predict(check[i]);
+    if (!scores.ok()) return scores.status();
+    const double pca = EvaluateRanking(check[i], *scores).pca;
+    if (i == 0) c.trial.new_validation_pca = pca;
+    sum += pca;
+    ++scored;
+  }
+  c.trial.validation_pca = scored ? sum / scored : 0;
+  c.trial.held_back_programs = true;
+  return Status::Ok();
+}
+
+Status CheckLambdaRuleCanChoose(const std::string& intrinsic, const HeldBack& h) {
+  if (h.check.front().size() > 0) return Status::Ok();
   return Status::InvalidArgument(fmt::format(
-      "{}: --lambda-grid has nothing to choose lambda by: none of its {} training tasks is held out for "
-      "validation (validation holds out {:g} of an intrinsic's training tasks when that is at least {} tasks); "
-      "pass --lambda, or a lower --min-val-tasks",
-      intrinsic, d.fit.tasks.size(), o.training.val_fraction, o.training.min_validation_tasks));
+      "{}: --lambda-grid has nothing to choose lambda by: it has no validation tasks and no training task with "
+      "two programs to hold back; pass --lambda",
+      intrinsic));
 }
 
 std::vector<double> LambdaCandidates(const std::vector<Snapshot>& snapshots, const LifelongStepOptions& o) {
@@ -240,23 +294,43 @@ Expected<LifelongStepResult> RunLifelongStep(const LifelongStepInput& in, const 
   StepData d = PrepareStepData(in, state, o);
   PointScoredSets(d, state, o);
   const std::vector<double> lambdas = LambdaCandidates(*snapshots, o);
-  if (lambdas.size() > 1) UCMOH_RETURN_IF_ERROR(CheckLambdaRuleCanChoose(in.intrinsic, d, o));
+  std::optional<HeldBack> held;
+  if (lambdas.size() > 1 && d.validation.size() == 0) {
+    held = HoldBackPrograms(d, state, o);
+    UCMOH_RETURN_IF_ERROR(CheckLambdaRuleCanChoose(in.intrinsic, *held));
+  }
+  const StepData& trial_data = held ? held->rest : d;
 
   LifelongStepResult result;
   const auto train_start = Clock::now();
   std::vector<Candidate> candidates;
   for (double lambda : lambdas) {
-    say(fmt::format("{}: {} on {} programs + {} replayed{}", in.intrinsic, LifelongMethodName(o.method), d.fit.size(),
-                    d.replayed, snapshots->empty() ? "" : fmt::format(", lambda {:g}", lambda)));
-    auto c = TrainCandidate(in, d, *snapshots, lambda, o);
+    say(fmt::format("{}: {} on {} programs + {} replayed{}{}", in.intrinsic, LifelongMethodName(o.method),
+                    trial_data.fit.size(), trial_data.replayed,
+                    snapshots->empty() ? "" : fmt::format(", lambda {:g}", lambda),
+                    held ? " (a fifth of each task held back to choose lambda)" : ""));
+    auto c = TrainCandidate(in, trial_data, *snapshots, lambda, o);
     if (!c.ok()) return c.status();
+    if (held) UCMOH_RETURN_IF_ERROR(ScoreOnHeldBack(*c, held->check));
     candidates.push_back(std::move(*c));
   }
   const std::optional<size_t> chosen = ChooseCandidate(candidates);
   if (!chosen) return Diverged(in.intrinsic, candidates);
-  Candidate& kept = candidates[*chosen];
   if (!o.lambda_grid.empty() && candidates.size() > 1)
     for (const auto& c : candidates) result.lambda_trials.push_back(c.trial);
+  Candidate kept = std::move(candidates[*chosen]);
+  if (held) {
+    say(fmt::format("{}: lambda {:g} chosen; trained again on every program", in.intrinsic, kept.trial.lambda));
+    auto full = TrainCandidate(in, d, *snapshots, kept.trial.lambda, o);
+    if (!full.ok()) return full.status();
+    full->trial = kept.trial;
+    kept = std::move(*full);
+    if (!std::isfinite(kept.report.final_train_loss)) {
+      std::vector<Candidate> diverged;
+      diverged.push_back(std::move(kept));
+      return Diverged(in.intrinsic, diverged);
+    }
+  }
   result.train_seconds = SecondsSince(train_start);
   result.model = std::move(kept.model);
   result.train = kept.report;

@@ -56,7 +56,8 @@ nlohmann::json ResultJson(const LifelongArgs& args, const LifelongResult& r) {
       trials.push_back({{"lambda", t.lambda},
                         {"validation_pca", t.validation_pca},
                         {"new_validation_pca", t.new_validation_pca},
-                        {"eligible", t.eligible}});
+                        {"eligible", t.eligible},
+                        {"scored_on", t.held_back_programs ? "held-back programs" : "validation tasks"}});
     nlohmann::json step = {{"intrinsic", s.intrinsic},
                            {"seconds", s.seconds},
                            {"train_seconds", s.train_seconds},
@@ -162,8 +163,9 @@ int RunLifelongCommand(const GlobalOptions& global, LifelongArgs& args) {
                  s.snapshot.size(), s.snapshot_sha256.substr(0, 12));
     fmt::print("\n");
     for (const auto& t : s.lambda_trials)
-      fmt::print("    lambda {:<10g} validation PCA: seen intrinsics {:.4f}, new one {:.4f}{}\n", t.lambda,
-                 t.validation_pca, t.new_validation_pca, t.eligible ? "" : "  (not eligible)");
+      fmt::print("    lambda {:<10g} {} PCA: seen intrinsics {:.4f}, new one {:.4f}{}\n", t.lambda,
+                 t.held_back_programs ? "held-back programs'" : "validation", t.validation_pca, t.new_validation_pca,
+                 t.eligible ? "" : "  (not eligible)");
   }
   PrintMatrix("R, PCA", r, r.pca);
   PrintMatrix("R, top-1", r, r.top1);

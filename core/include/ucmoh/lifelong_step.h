@@ -51,6 +51,9 @@ struct LambdaTrial {
   double validation_pca = 0;      // mean over every seen intrinsic's validation programs
   double new_validation_pca = 0;  // the step's intrinsic alone
   bool eligible = false;          // passed the rule's guards
+  // Scored on a fifth of every training task's programs, held back from the
+  // candidates, because the new intrinsic had no validation tasks.
+  bool held_back_programs = false;
 };
 
 struct EvaluationCell {
