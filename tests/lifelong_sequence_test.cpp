@@ -5,6 +5,7 @@
 // and the invariants they should.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -327,6 +328,29 @@ TEST(LifelongToy, LambdaGridWithoutValidationTasksChoosesOnHeldBackPrograms) {
   EXPECT_TRUE(fixed->steps[1].lambda_trials.empty());
   EXPECT_EQ(grid->steps[1].train.final_train_loss, fixed->steps[1].train.final_train_loss);
   EXPECT_EQ(grid->pca, fixed->pca) << "the chosen lambda is trained again on every program";
+}
+
+// Held-back programs need a task with two: where the new intrinsic has no
+// validation tasks and no such task, the grid has nothing to compare on and
+// the step is refused before it trains, naming the intrinsic.
+TEST(LifelongToy, LambdaGridWithNothingToHoldBackIsRefused) {
+  const ProgramSet full = ToySet();
+  std::vector<int32_t> keep;
+  for (const auto& task : full.tasks) {
+    if (task.intrinsic == "toy.b") keep.push_back(task.programs.front());
+    else keep.insert(keep.end(), task.programs.begin(), task.programs.end());
+  }
+  std::sort(keep.begin(), keep.end());
+  LifelongOptions o = ToyRun(LifelongMethod::kEwcReplay);
+  o.sequence = {"toy.a", "toy.b"};
+  o.step.lambda_grid = {0.1, 1, 10};
+  o.plasticity_reference = false;
+  o.step.training.val_fraction = 0.3;
+  o.step.training.min_validation_tasks = 3;
+  auto r = RunLifelong(full.Subset(keep), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("toy.b: --lambda-grid has nothing to choose lambda by"), std::string::npos)
+      << r.status().message();
 }
 
 // keep_weights < 1 shrinks the model toward a fresh network before every step
