@@ -110,11 +110,9 @@ Expected<Candidate> TrainCandidate(const LifelongStepInput& in, const StepData& 
   if (penalty) c.penalty = EwcPenaltyValue(*penalty, c.model);
   c.trial.lambda = lambda;
   c.trial.validation_pca = report->best_val_pca;
-  if (d.validation.size() > 0) {
-    auto scores = c.model.Predict(d.validation);
-    if (!scores.ok()) return scores.status();
-    c.trial.new_validation_pca = EvaluateRanking(d.validation, *scores).pca;
-  }
+  auto new_pca = ValidationScore(c.model, {&d.validation});  // 0 without validation tasks
+  if (!new_pca.ok()) return new_pca.status();
+  c.trial.new_validation_pca = *new_pca;
   return c;
 }
 
@@ -190,18 +188,14 @@ HeldBack HoldBackPrograms(const StepData& d, LifelongState state, const Lifelong
 // The trial's scores on the held-back programs: the new intrinsic's, and the
 // mean over every intrinsic that has some.
 Status ScoreOnHeldBack(Candidate& c, const std::vector<ProgramSet>& check) {
-  double sum = 0;
-  int scored = 0;
-  for (size_t i = 0; i < check.size(); ++i) {
-    if (check[i].size() == 0) continue;
-    auto scores = c.model.Predict(check[i]);
-    if (!scores.ok()) return scores.status();
-    const double pca = EvaluateRanking(check[i], *scores).pca;
-    if (i == 0) c.trial.new_validation_pca = pca;
-    sum += pca;
-    ++scored;
-  }
-  c.trial.validation_pca = scored ? sum / scored : 0;
+  std::vector<const ProgramSet*> sets;
+  for (const auto& s : check) sets.push_back(&s);
+  auto new_pca = ValidationScore(c.model, {sets.front()});
+  if (!new_pca.ok()) return new_pca.status();
+  auto mean_pca = ValidationScore(c.model, sets);
+  if (!mean_pca.ok()) return mean_pca.status();
+  c.trial.new_validation_pca = *new_pca;
+  c.trial.validation_pca = *mean_pca;
   c.trial.held_back_programs = true;
   return Status::Ok();
 }

@@ -265,20 +265,6 @@ Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
   return Status::Ok();
 }
 
-// Mean PCA over the validation sets that have programs (0 when none has).
-Expected<double> ValidationScore(const CostModel& model, const std::vector<const ProgramSet*>& validation) {
-  double sum = 0;
-  int counted = 0;
-  for (const ProgramSet* set : validation) {
-    if (set->size() == 0) continue;
-    auto scores = model.Predict(*set);
-    if (!scores.ok()) return scores.status();
-    sum += EvaluateRanking(*set, *scores).pca;
-    ++counted;
-  }
-  return counted ? sum / counted : 0.0;
-}
-
 // Scores the epoch's model (its parameters averaged over epochs when
 // `average` is enabled) on the validation sets; *candidate is what the epoch
 // would keep. The model's own parameters are left as training made them.
@@ -304,6 +290,19 @@ bool HasPrograms(const std::vector<const ProgramSet*>& sets) {
 }
 
 }  // namespace
+
+Expected<double> ValidationScore(const CostModel& model, const std::vector<const ProgramSet*>& validation) {
+  double sum = 0;
+  int counted = 0;
+  for (const ProgramSet* set : validation) {
+    if (set->size() == 0) continue;
+    auto scores = model.Predict(*set);
+    if (!scores.ok()) return scores.status();
+    sum += EvaluateRanking(*set, *scores).pca;
+    ++counted;
+  }
+  return counted ? sum / counted : 0.0;
+}
 
 std::pair<ProgramSet, ProgramSet> SplitValidation(const ProgramSet& train, const TrainOptions& options) {
   if (options.val_fraction <= 0) return {train, ProgramSet{}};

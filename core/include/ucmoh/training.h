@@ -94,6 +94,10 @@ struct TrainReport {
 // SplitValidation).
 Expected<TrainReport> Train(CostModel& model, const ProgramSet& train, const TrainOptions& options);
 
+// The mean over `validation` of each set's PCA, sets without programs skipped
+// (0 when every set is empty): the score early stopping and the λ rule use.
+Expected<double> ValidationScore(const CostModel& model, const std::vector<const ProgramSet*>& validation);
+
 // The same with the validation sets given: every epoch is scored by the mean
 // over the sets of each set's PCA (so each set, e.g. each intrinsic, counts
 // once whatever its size) and the best epoch is kept. No sets: no early
