@@ -80,17 +80,19 @@ for n, (a, b) in enumerate(zip(committed, again), 1):
 print(f"{sys.argv[1]}: {len(again)} records converted again, identical")
 PY
 done
-# A second CPU's records (docs/data.md, "A second CPU"): converted for its own
-# target, an AVX2-only CPU's programs are x86.avx2 (8 lanes), the record's
-# intrinsic with them; latency, hardware and provenance are kept. A target that
-# is not an LLVM CPU is one line, and nothing is written.
+# A second CPU's records (docs/data.md, "A second CPU"): the traces file of its
+# timings names the target the candidates were built for, and each form converts
+# for its own target, so an AVX2-only CPU's programs are x86.avx2 (8 lanes) and
+# the record's intrinsic follows its AST; latency, hardware and provenance are kept.
 records=$(ls "$src"/data/metaschedule/*.float32.jsonl.gz | head -n 1)
-(zcat "${records%.jsonl.gz}.traces.jsonl.gz" || true) | head -n 1 > "$work/one.traces.jsonl"
+(zcat "${records%.jsonl.gz}.traces.jsonl.gz" || true) | head -n 1 |
+  "$py" -c "import json,sys; f=json.load(sys.stdin); f['target']={'kind':'llvm','mcpu':'znver3','num-cores':1}; print(json.dumps(f))" \
+  > "$work/znver3.traces.jsonl"
 programs=$("$py" -c "import json,sys; print(sum('program' in c for c in json.load(open(sys.argv[1]))['candidates']))" \
-  "$work/one.traces.jsonl")
+  "$work/znver3.traces.jsonl")
 (zcat "$records" || true) | head -n "$programs" > "$work/one.jsonl"
-PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/one.traces.jsonl" --records "$work/one.jsonl" \
-  -o "$work/avx2.jsonl" --jobs 1 --target '{"kind": "llvm", "mcpu": "znver3"}'
+PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/znver3.traces.jsonl" --records "$work/one.jsonl" \
+  -o "$work/avx2.jsonl" --jobs 1
 "$py" - "$work/one.jsonl" "$work/avx2.jsonl" <<'PY'
 import json, sys
 collected, avx2 = ([json.loads(line) for line in open(p)] for p in sys.argv[1:])
@@ -98,12 +100,5 @@ assert len(collected) == len(avx2) > 0 and {r["intrinsic"] for r in collected} =
 for a, b in zip(collected, avx2):
     assert b["intrinsic"] == b["ast"]["intrinsic"] == "x86.avx2", b["intrinsic"]
     assert all(a[k] == b[k] for k in ("latency", "hardware", "provenance", "task")), "a record lost what it measured"
-    assert a["ast"] != b["ast"]
 print(f"{len(avx2)} records converted for znver3: x86.avx2")
 PY
-if PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/one.traces.jsonl" --records "$work/one.jsonl" \
-    -o "$work/bad.jsonl" --jobs 1 --target '{"kind": "cuda"}' 2> "$work/err.txt"; then
-  echo "FAIL: reconvert accepted a CUDA target"; exit 1
-fi
-[[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad.jsonl ]] && grep -q "not an LLVM CPU target" "$work/err.txt" ||
-  { echo "FAIL: a bad --target: not one line, or output written:"; cat "$work/err.txt"; exit 1; }

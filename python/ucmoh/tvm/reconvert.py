@@ -1,7 +1,6 @@
 """Re-featurizes collected MetaSchedule records with today's converter, measuring nothing.
 
     python -m ucmoh.tvm.reconvert --traces T.traces.jsonl.gz --records T.jsonl.gz -o OUT.jsonl.gz [--jobs 2]
-        [--target '{"kind": "llvm", "mcpu": "znver3"}']
 
 The collector keeps every candidate's workload and trace beside its record
 (docs/data.md). This replays each trace on its workload and converts the
@@ -13,14 +12,13 @@ converter now refuses, or a record that does not match its trace (another
 task, a missing line), stops the run with one line naming it, and nothing is
 written.
 
-`--target` converts for another LLVM CPU target than the one the candidates
-were collected for: the records of a second CPU that timed the same candidates
-built for itself (ucmoh.tvm.export --target), whose vector unit decides the
-intrinsic (an AVX2-only CPU: x86.avx2, 8 fp32 lanes). The record's `intrinsic`
-is always its new AST's.
+Each form converts for its own target, so the traces file of a second CPU's
+timings (`ucmoh.tvm.run_exported programs --traces-out`: the collection's
+candidates built for that CPU) gives that CPU's programs: on an AVX2-only CPU
+x86.avx2 (8 fp32 lanes) where the collection host's were x86.avx512. A
+record's `intrinsic` is always its new AST's.
 """
 import argparse
-import functools
 import json
 import multiprocessing
 import sys
@@ -33,15 +31,13 @@ from .tir_to_ast import tir_to_ast
 from .trace_replay import TaskForm
 
 
-def convert_form(line, target=None):
-    """(program line, AST) of every converted candidate of one task's database
-    form, converted for `target` (TVM JSON; None: the form's own)."""
+def convert_form(line):
+    """(program line, AST) of every converted candidate of one task's database form."""
     form = TaskForm(line)
-    target = form.target if target is None else tvm.target.Target(target)
     out = []
     for c, sch in form.schedules():
         try:
-            ast = tir_to_ast(sch.mod["main"], target, task=form.task)
+            ast = tir_to_ast(sch.mod["main"], form.target, task=form.task)
         except UnsupportedTIR as e:
             raise ValueError(f"task {form.task}, program {c['program']}: the converter now refuses it: {e}") from None
         del ast["task"]
@@ -55,22 +51,14 @@ def main(argv=None):
     p.add_argument("--records", required=True, help="the records those forms' `program` lines index")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--target", help="convert for this LLVM CPU target (TVM JSON) instead of the collection's")
     args = p.parse_args(argv)
     try:
-        target = None
-        if args.target is not None:
-            target = json.loads(args.target)
-            if not isinstance(target, dict) or target.get("kind") != "llvm":
-                raise ValueError(f"--target '{args.target}' is not an LLVM CPU target")
-            target = dict(json.loads(str(tvm.target.Target(target))), **{"num-cores": 1})  # as the export built it
         with open_text(args.records) as f:
             records = [json.loads(line) for line in f]
         with open_text(args.traces) as f:
             forms = f.readlines()
         with multiprocessing.Pool(args.jobs) as pool:
-            converted = [c for chunk in pool.imap(functools.partial(convert_form, target=target), forms)
-                         for c in chunk]
+            converted = [c for chunk in pool.imap(convert_form, forms) for c in chunk]
         for line, task, ast in converted:
             if not 1 <= line <= len(records) or records[line - 1]["task"]["key"] != task:
                 raise ValueError(f"{args.records}: line {line} is not a record of task {task}")
