@@ -62,8 +62,11 @@ echo "metaschedule import from an installed registry: ok"
 # The committed MetaSchedule records are what today's converter makes of their
 # traces (docs/data.md, "Re-featurized"): the first task of each file, converted
 # again, gives the same records, line for line (a converter change that alters
-# the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert).
-for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz; do
+# the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert). The
+# second hosts' files too, each converted for the target its traces name (a
+# second CPU's own: docs/data.md, "A second CPU").
+for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz \
+               "$src"/data/metaschedule/second-host/*.float32.jsonl.gz "$src"/data/metaschedule/second-host/*.int8.jsonl.gz; do
   traces=${records%.jsonl.gz}.traces.jsonl.gz
   (zcat "$traces" || true) | head -n 1 > "$work/one.traces.jsonl"
   programs=$("$py" -c "import json,sys; print(sum('program' in c for c in json.load(open(sys.argv[1]))['candidates']))" \
