@@ -12,14 +12,18 @@ latencies ranking the second host's — the best a model that knows the first
 host perfectly can do on the second without learning it — and, with
 `--again` (the second host's second timing pass, run_exported's latencies),
 the second host's own noise ceiling (its second pass ranking its first). Also
-the median ratio of the two hosts' latencies. Prints one JSON object.
+the median ratio of the two hosts' latencies, and the same per operator kind
+(`by_operator`: dense, batch_matmul, conv2d_nhwc, conv2d_nchwc, grouped and
+depthwise conv2d apart). Prints one JSON object.
 With `--first-records R --first-subset OUT`, also writes the first host's
 records (R, the records FIRST indexes) of exactly the candidates the second
 timed, in the second's order: the same programs with the first host's
 latencies and hardware, to score a model on both hosts alike.
 """
 import argparse
+import collections
 import json
+import re
 import sys
 
 import numpy as np
@@ -47,6 +51,25 @@ def per_task(first_forms, second_forms, again):
             row.update(noise_pca=pca(there, -repeat), noise_top1=top1(there, -repeat))
         rows.append(row)
     return rows
+
+
+def operator_of(task):
+    """The operator kind of a task named network.op.shape[.epilogue]: grouped and
+    depthwise conv2d (a `g` group count in the shape) apart from dense conv2d."""
+    _, op, shape = task.split(".")[:3]
+    return op + (".grouped" if op.startswith("conv2d") and re.search(r"g\d+", shape) else "")
+
+
+def summarize(rows):
+    """Mean (ratio: median) and std over tasks of each per-task figure."""
+    summary = {"tasks": len(rows), "candidates": sum(r["candidates"] for r in rows),
+               "noise_tasks": sum("noise_pca" in r for r in rows)}
+    for name in ("cross_pca", "cross_top1", "noise_pca", "noise_top1", "ratio"):
+        values = [r[name] for r in rows if r.get(name) is not None]
+        if values:
+            summary[name] = float(np.mean(values)) if name != "ratio" else float(np.median(values))
+            summary[name + "_std"] = float(np.std(values))
+    return summary
 
 
 def key(candidate):
@@ -99,13 +122,11 @@ def main():
     if args.first_subset:
         write_first_subset(first, second, args.first_records, args.first_subset)
     rows = per_task(first, second, again)
-    summary = {"tasks": len(rows), "candidates": sum(r["candidates"] for r in rows),
-               "noise_tasks": sum("noise_pca" in r for r in rows)}
-    for name in ("cross_pca", "cross_top1", "noise_pca", "noise_top1", "ratio"):
-        values = [r[name] for r in rows if r.get(name) is not None]
-        if values:
-            summary[name] = float(np.mean(values)) if name != "ratio" else float(np.median(values))
-            summary[name + "_std"] = float(np.std(values))
+    summary = summarize(rows)
+    by_operator = collections.defaultdict(list)
+    for r in rows:
+        by_operator[operator_of(r["task"])].append(r)
+    summary["by_operator"] = {op: summarize(op_rows) for op, op_rows in sorted(by_operator.items())}
     print(json.dumps(summary))
     if args.json:
         with open(args.json, "w") as f:
