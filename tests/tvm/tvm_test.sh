@@ -65,13 +65,18 @@ echo "metaschedule import from an installed registry: ok"
 # the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert). The
 # second hosts' files too, each converted for the target its traces name (a
 # second CPU's own: docs/data.md, "A second CPU").
-for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz \
-               "$src"/data/metaschedule/second-host/*.float32.jsonl.gz "$src"/data/metaschedule/second-host/*.int8.jsonl.gz; do
-  traces=${records%.jsonl.gz}.traces.jsonl.gz
-  (zcat "$traces" || true) | head -n 1 > "$work/one.traces.jsonl"
+# first_task RECORDS: the first task's form of RECORDS' traces file in
+# $work/one.traces.jsonl, and that task's records in $work/one.jsonl.
+first_task() {
+  local programs
+  (zcat "${1%.jsonl.gz}.traces.jsonl.gz" || true) | head -n 1 > "$work/one.traces.jsonl"
   programs=$("$py" -c "import json,sys; print(sum('program' in c for c in json.load(open(sys.argv[1]))['candidates']))" \
     "$work/one.traces.jsonl")
-  (zcat "$records" || true) | head -n "$programs" > "$work/one.jsonl"
+  (zcat "$1" || true) | head -n "$programs" > "$work/one.jsonl"
+}
+for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz \
+               "$src"/data/metaschedule/second-host/*.float32.jsonl.gz "$src"/data/metaschedule/second-host/*.int8.jsonl.gz; do
+  first_task "$records"
   PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/one.traces.jsonl" --records "$work/one.jsonl" \
     -o "$work/again.jsonl" --jobs 1
   "$py" - "$work/one.jsonl" "$work/again.jsonl" <<'PY'
@@ -87,13 +92,9 @@ done
 # timings names the target the candidates were built for, and each form converts
 # for its own target, so an AVX2-only CPU's programs are x86.avx2 (8 lanes) and
 # the record's intrinsic follows its AST; latency, hardware and provenance are kept.
-records=$(ls "$src"/data/metaschedule/*.float32.jsonl.gz | head -n 1)
-(zcat "${records%.jsonl.gz}.traces.jsonl.gz" || true) | head -n 1 |
-  "$py" -c "import json,sys; f=json.load(sys.stdin); f['target']={'kind':'llvm','mcpu':'znver3','num-cores':1}; print(json.dumps(f))" \
-  > "$work/znver3.traces.jsonl"
-programs=$("$py" -c "import json,sys; print(sum('program' in c for c in json.load(open(sys.argv[1]))['candidates']))" \
-  "$work/znver3.traces.jsonl")
-(zcat "$records" || true) | head -n "$programs" > "$work/one.jsonl"
+first_task "$(ls "$src"/data/metaschedule/*.float32.jsonl.gz | head -n 1)"
+"$py" -c "import json,sys; f=json.load(sys.stdin); f['target']={'kind':'llvm','mcpu':'znver3','num-cores':1}; print(json.dumps(f))" \
+  < "$work/one.traces.jsonl" > "$work/znver3.traces.jsonl"
 PYTHONPATH=$src/python "$py" -m ucmoh.tvm.reconvert --traces "$work/znver3.traces.jsonl" --records "$work/one.jsonl" \
   -o "$work/avx2.jsonl" --jobs 1
 "$py" - "$work/one.jsonl" "$work/avx2.jsonl" <<'PY'
