@@ -59,12 +59,6 @@ cmake --install "$build" --prefix "$work/prefix" > /dev/null
 cmp <(sort "$work/tuned.jsonl") <(sort "$work/installed.jsonl") ||
   { echo "FAIL: the installed registry imported other records than the build tree's"; exit 1; }
 echo "metaschedule import from an installed registry: ok"
-# The committed MetaSchedule records are what today's converter makes of their
-# traces (docs/data.md, "Re-featurized"): the first task of each file, converted
-# again, gives the same records, line for line (a converter change that alters
-# the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert). The
-# second hosts' files too, each converted for the target its traces name (a
-# second CPU's own: docs/data.md, "A second CPU").
 # first_task RECORDS: the first task's form of RECORDS' traces file in
 # $work/one.traces.jsonl, and that task's records in $work/one.jsonl.
 first_task() {
@@ -74,6 +68,12 @@ first_task() {
     "$work/one.traces.jsonl")
   (zcat "$1" || true) | head -n "$programs" > "$work/one.jsonl"
 }
+# The committed MetaSchedule records are what today's converter makes of their
+# traces (docs/data.md, "Re-featurized"): the first task of each file, converted
+# again, gives the same records, line for line (a converter change that alters
+# the ASTs must re-featurize the committed data with ucmoh.tvm.reconvert). The
+# second hosts' files too, each converted for the target its traces name (a
+# second CPU's own: docs/data.md, "A second CPU").
 for records in "$src"/data/metaschedule/*.float32.jsonl.gz "$src"/data/metaschedule/*.int8.jsonl.gz \
                "$src"/data/metaschedule/second-host/*.float32.jsonl.gz "$src"/data/metaschedule/second-host/*.int8.jsonl.gz; do
   first_task "$records"
