@@ -110,6 +110,7 @@ Command AddTrainCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("-o,--output", args->output, "Model file to write")->required();
   sub->add_option("--epochs", args->training.epochs, "Maximum epochs")->capture_default_str();
   sub->add_option("--lr", args->training.learning_rate, "Adam learning rate")->capture_default_str();
+  sub->add_option("--weight-decay", args->training.weight_decay, "Adam weight decay (L2)")->capture_default_str();
   sub->add_option("--val-fraction", args->training.val_fraction,
                   "Training tasks held out for early stopping (0: none, the last epoch is kept)")
       ->capture_default_str();
