@@ -142,6 +142,18 @@ TEST(Transfer, FinetuneWithoutATrainedModelIsRefused) {
   EXPECT_NE(r.status().message().find("trained model"), std::string::npos);
 }
 
+TEST(Training, NegativeOrNonFiniteWeightDecayIsRefused) {
+  for (double decay : {-1e-4, std::nan("")}) {
+    auto model = CostModel::Create(SmallNetwork());
+    TrainOptions o = FastTraining();
+    o.weight_decay = decay;
+    auto r = Train(*model, SyntheticSet(4, 5, 0), o);
+    ASSERT_FALSE(r.ok()) << decay;
+    EXPECT_NE(r.status().message().find("weight_decay must be finite and >= 0"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 // keep_weights k starts a finetune from k·θ + (1 − k)·θ_init, θ_init one
 // fresh network for a given seed: with a learning rate too small to move
 // anything, k = 1 keeps θ, and θ_init recovered from k = 0.5 predicts k = 0.75.

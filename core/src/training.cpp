@@ -259,6 +259,9 @@ Status CheckOptions(const TrainOptions& o, const ProgramSet& train) {
   if (o.min_validation_tasks < 1)
     return Status::InvalidArgument("training options: min_validation_tasks must be at least 1, not " +
                                    std::to_string(o.min_validation_tasks));
+  if (!(o.weight_decay >= 0 && std::isfinite(o.weight_decay)))
+    return Status::InvalidArgument("training options: weight_decay must be finite and >= 0, not " +
+                                   std::to_string(o.weight_decay));
   if (!(o.keep_weights > 0 && o.keep_weights <= 1))
     return Status::InvalidArgument("training options: keep_weights must be in (0, 1], not " +
                                    std::to_string(o.keep_weights));
