@@ -8,6 +8,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "command_runner.h"
 #include "shared_data.h"
 #include "ucmoh/features.h"
+#include "ucmoh/metrics.h"
 #include "ucmoh/plugin_loader.h"
 #include "ucmoh/program_set.h"
 #include "ucmoh/registry/registry_ops.h"
@@ -92,6 +94,44 @@ TEST(RegistryCli, RecordsAddWithBadLineWritesNothing) {
   auto names = (*store)->RecordIntrinsics();
   ASSERT_TRUE(names.ok());
   EXPECT_TRUE(names->empty());
+}
+
+// evaluate --scores: one line per held-out program, from which the printed
+// PCA is recomputed exactly; an unwritable path is one error, nothing printed.
+TEST(RegistryCli, EvaluateScoresReproduceTheTable) {
+  UCMOH_SKIP_WITHOUT_SHARED_DATA();
+  const std::string db = Dir() + "/scores.db";
+  const std::string records = Dir() + "/scores.jsonl";
+  ASSERT_EQ(Registry(db, "import cutlass " + CutlassSubset(366) + " -o " + records).rc, 0);
+  const std::string scores = Dir() + "/scores.out.jsonl";
+  auto r = Registry(db, "evaluate --baseline xgb --data " + records + " --scores " + scores + " --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto table = nlohmann::json::parse(r.out);
+  const auto held_out = table["held_out_tasks"].get<std::vector<std::string>>();
+
+  std::vector<ucmoh::TaskedProgram> programs;
+  std::vector<float> values;
+  std::ifstream in(scores);
+  for (std::string line; std::getline(in, line);) {
+    const auto row = nlohmann::json::parse(line);
+    EXPECT_NE(std::find(held_out.begin(), held_out.end(), row["task"].get<std::string>()), held_out.end()) << line;
+    EXPECT_FALSE(row["program"].get<std::string>().empty()) << line;
+    ucmoh::TaskedProgram p;
+    p.task = row["task"];
+    p.intrinsic = row["intrinsic"];
+    p.latency_s = row["latency_s"];
+    programs.push_back(std::move(p));
+    values.push_back(row["score"].get<float>());
+  }
+  ASSERT_GT(programs.size(), 10u);
+  const auto recomputed = ucmoh::EvaluateRanking(ucmoh::GroupIntoTasks(std::move(programs)), values);
+  EXPECT_EQ(recomputed.programs, table["all"]["programs"].get<int64_t>());
+  EXPECT_NEAR(recomputed.pca, table["all"]["pca"].get<double>(), 1e-12);
+
+  r = Registry(db, "evaluate --baseline xgb --data " + records + " --scores " + Dir() + "/no/such/dir/s.jsonl");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("/no/such/dir/s.jsonl"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("PCA"), std::string::npos) << r.out;
 }
 
 // The registry's scores for up to 40 tensorcore.i16832 records under

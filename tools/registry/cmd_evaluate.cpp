@@ -1,6 +1,8 @@
 // registry evaluate --model MODEL | --baseline xgb|xgb-reg|mlp --data FILE...:
 // ranking metrics per intrinsic on the held-out half of a split. Baselines are
 // trained on the train half of the same split, so every row is comparable.
+// --scores FILE keeps every held-out program's score beside its latency, so
+// per-task or per-operator comparisons and ensembles need no second run.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,6 +12,7 @@
 #include "ucmoh/task_split.h"
 #include "metrics_table.h"
 #include "ucmoh/cost_model.h"
+#include "ucmoh/file_bytes.h"
 #include "ucmoh/training.h"
 #include "ucmoh/xgboost_baseline.h"
 
@@ -25,6 +28,7 @@ struct EvaluateArgs {
   uint64_t seed = 0;
   double fraction = 1.0;  // of the training tasks a baseline trains on
   bool json = false;
+  std::string scores_file;  // --scores: one JSON line per held-out program
 };
 
 Expected<std::vector<float>> ScoreWithModel(const EvaluateArgs& args, const ProgramSet& test) {
@@ -64,6 +68,23 @@ Expected<std::vector<float>> ScoreWithBaseline(const EvaluateArgs& args, const P
   return model->Predict(test);
 }
 
+// One JSON line per program, in the set's order: its key, task, intrinsic,
+// measured latency and score. Written whole or not at all.
+Status WriteScores(const std::string& path, const ProgramSet& test, const std::vector<float>& scores) {
+  std::string lines;
+  for (size_t p = 0; p < test.size(); ++p) {
+    const TaskGroup& task = test.tasks[test.task[p]];
+    lines += nlohmann::json{{"program", test.ProgramKeyAt(static_cast<int32_t>(p))},
+                            {"task", task.key},
+                            {"intrinsic", task.intrinsic},
+                            {"latency_s", test.latency_s[p]},
+                            {"score", scores[p]}}
+                 .dump();
+    lines += '\n';
+  }
+  return WriteFileAtomically(path, lines);
+}
+
 int RunEvaluate(const GlobalOptions& global, const EvaluateArgs& args) {
   if (args.model.empty() == args.baseline.empty())
     return Fail(Status::InvalidArgument("evaluate: give exactly one of --model MODEL or --baseline NAME"));
@@ -79,6 +100,9 @@ int RunEvaluate(const GlobalOptions& global, const EvaluateArgs& args) {
                                    : ScoreWithModel(args, test);
   if (!scores.ok()) return Fail(scores.status());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!args.scores_file.empty()) {
+    if (auto written = WriteScores(args.scores_file, test, *scores); !written.ok()) return Fail(written);
+  }
   const MetricsTable table = ComputeMetricsTable(test, *scores);
   const std::string what = args.model.empty() ? "baseline " + args.baseline : args.model;
   if (args.json) {
@@ -111,6 +135,8 @@ Command AddEvaluateCommand(CLI::App& app, const GlobalOptions& global) {
                                                 "(the tasks train --fraction keeps for the same --seed)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  sub->add_option("--scores", args->scores_file,
+                  "Also write every held-out program's score (JSON Lines: program, task, intrinsic, latency_s, score)");
   sub->add_flag("--json", args->json, "Print JSON");
   return {sub, [&global, args]() { return RunEvaluate(global, *args); }};
 }
