@@ -127,6 +127,13 @@ TEST(RegistryCli, EvaluateScoresReproduceTheTable) {
   const auto recomputed = ucmoh::EvaluateRanking(ucmoh::GroupIntoTasks(std::move(programs)), values);
   EXPECT_EQ(recomputed.programs, table["all"]["programs"].get<int64_t>());
   EXPECT_NEAR(recomputed.pca, table["all"]["pca"].get<double>(), 1e-12);
+  // tools/compare-scores, which the studies in docs/benchmarks.md use, agrees.
+  auto compared = ucmoh::testing::RunCommand("python3 " + std::string(UCMOH_SOURCE_DIR) +
+                                             "/tools/compare-scores xgb=" + scores);
+  ASSERT_EQ(compared.rc, 0) << compared.out;
+  char expected_row[64];
+  std::snprintf(expected_row, sizeof expected_row, "| xgb | %.3f |", table["all"]["pca"].get<double>());
+  EXPECT_NE(compared.out.find(expected_row), std::string::npos) << compared.out;
 
   r = Registry(db, "evaluate --baseline xgb --data " + records + " --scores " + Dir() + "/no/such/dir/s.jsonl");
   EXPECT_NE(r.rc, 0);
