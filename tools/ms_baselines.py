@@ -30,6 +30,7 @@ import tvm.s_tir.meta_schedule as ms
 from ucmoh.files import open_text
 from ucmoh.tvm import timing
 from ucmoh.tvm.trace_replay import TaskForm
+from ranking_metrics import pca, top1  # noqa: F401 (tools/held_out_pca.py imports them from here)
 
 
 def task_unit(seed, key):
@@ -43,22 +44,6 @@ def held_out(keys, seed, fraction=0.2):
     ranked = sorted((task_unit(seed, k), k) for k in set(keys))
     held = min(max(int(np.floor(fraction * len(ranked) + 0.5)), 1), len(ranked) - 1)
     return {k for _, k in ranked[:held]}
-
-
-def pca(latency, score):
-    correct = pairs = 0.0
-    for i in range(len(latency)):
-        for j in range(len(latency)):
-            if latency[i] < latency[j]:
-                pairs += 1
-                correct += 1.0 if score[i] > score[j] else 0.5 if score[i] == score[j] else 0.0
-    return correct / pairs if pairs else None
-
-
-def top1(latency, score):
-    best = max(score)
-    chosen = max(latency[i] for i in range(len(score)) if score[i] == best)  # ties against the model
-    return min(latency) / chosen
 
 
 class Task:
