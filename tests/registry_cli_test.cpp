@@ -22,7 +22,9 @@
 #include "ucmoh/features.h"
 #include "ucmoh/metrics.h"
 #include "ucmoh/plugin_loader.h"
+#include "ucmoh/program_featurizer.h"
 #include "ucmoh/program_set.h"
+#include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
 
@@ -139,6 +141,48 @@ TEST(RegistryCli, EvaluateScoresReproduceTheTable) {
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.out.find("/no/such/dir/s.jsonl"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("PCA"), std::string::npos) << r.out;
+}
+
+// `features --dump-tokens` prints exactly the featurizer's tokens, record by
+// record (committed MetaSchedule records: nothing from ../shared), and a bad
+// line prints one error naming it and no tokens at all.
+TEST(RegistryCli, DumpTokensAreTheFeaturizersTokens) {
+  const std::string records = Dir() + "/tokens.jsonl";
+  ASSERT_EQ(ucmoh::testing::RunCommand("zcat " + std::string(UCMOH_SOURCE_DIR) +
+                                       "/data/metaschedule/emeraldrapids.float32.jsonl.gz | head -n 30 > " + records)
+                .rc,
+            0);
+  auto r = Registry(Dir() + "/tokens.db", "features --dump-tokens " + records);
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 400);
+  auto plugins = ucmoh::LoadPlugins(std::string(UCMOH_SOURCE_DIR) + "/plugins.json");
+  ASSERT_TRUE(plugins.ok()) << plugins.status().message();
+  auto expected = ucmoh::ReadRecordsFile(records);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  std::istringstream printed(r.out);
+  size_t rows = 0;
+  for (std::string line; std::getline(printed, line); ++rows) {
+    ASSERT_LT(rows, expected->size()) << line.substr(0, 200);
+    const auto& [number, record] = (*expected)[rows];
+    const auto row = nlohmann::json::parse(line);
+    EXPECT_EQ(row["line"].get<int64_t>(), number);
+    EXPECT_EQ(row["task"].get<std::string>(), record.task.key);
+    EXPECT_EQ(row["latency_s"].get<double>(), record.latency.median_s);
+    auto tokens = ucmoh::FeaturizeRecord(*plugins, record);
+    ASSERT_TRUE(tokens.ok()) << tokens.status().message();
+    ASSERT_EQ(row["tokens"].size(), static_cast<size_t>(tokens->num_tokens));
+    for (int t = 0; t < tokens->num_tokens; ++t)
+      for (int d = 0; d < ucmoh::kFeatureDim; ++d)
+        ASSERT_EQ(row["tokens"][t][d].get<float>(), tokens->row(t)[d]) << "line " << number << " token " << t << " dim " << d;
+  }
+  EXPECT_EQ(rows, expected->size());
+
+  // Line 7 still parses but names an intrinsic no plugin supplies: it fails
+  // after six records featurized, and none of them may be printed.
+  ASSERT_EQ(ucmoh::testing::RunCommand("sed -i '7s/\"x86.avx512\"/\"x86.nosuch\"/g' " + records).rc, 0);
+  r = Registry(Dir() + "/tokens.db", "features --dump-tokens " + records);
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find(records + ":7"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_EQ(r.out.find("\"tokens\""), std::string::npos) << r.out.substr(0, 400);
 }
 
 // The registry's scores for up to 40 tensorcore.i16832 records under

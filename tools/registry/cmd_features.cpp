@@ -2,6 +2,8 @@
 // report per intrinsic, and name every record that failed with its line.
 // --dump-ast prints every record as a program in the AST JSON form instead
 // (docs/ast-json.md), one per line: what `predict --ast` and libucmoh read.
+// --dump-tokens prints every record's token matrix (docs/features.md) beside
+// its task, intrinsic and latency, one per line: for models outside the project.
 #include <fmt/format.h>
 
 #include <map>
@@ -23,6 +25,7 @@ struct FeaturesArgs {
   bool schema = false;
   int64_t show_line = 0;
   bool dump_ast = false;
+  bool dump_tokens = false;
 };
 
 struct IntrinsicSummary {
@@ -70,17 +73,45 @@ void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
   for (const auto& f : failures) fmt::print("failed: {}:{}: {}\n", f.file, f.line, f.message);
 }
 
-// Every record as one AST JSON line; the first record that does not lower stops it.
+// Every record as one AST JSON line. Printed only when every record lowered:
+// a failure names its FILE:LINE and leaves the output empty.
 int DumpAsts(const PluginSet& plugins, const std::vector<std::string>& files) {
+  std::string out;
   for (const auto& file : files) {
     auto records = ReadRecordsFile(file);
     if (!records.ok()) return Fail(records.status());
     for (const auto& [line, record] : *records) {
       auto program = RecordAsAstProgram(plugins, record);
       if (!program.ok()) return Fail(program.status().WithContext(fmt::format("{}:{}", file, line)));
-      fmt::print("{}\n", AstProgramToJson(*program).dump());
+      out += AstProgramToJson(*program).dump() + "\n";
     }
   }
+  fmt::print("{}", out);
+  return 0;
+}
+
+// Every record's tokens as one JSON line, printed only when every record featurized.
+int DumpTokens(const PluginSet& plugins, const std::vector<std::string>& files) {
+  std::string out;
+  for (const auto& file : files) {
+    auto records = ReadRecordsFile(file);
+    if (!records.ok()) return Fail(records.status());
+    for (const auto& [line, record] : *records) {
+      auto tokens = FeaturizeRecord(plugins, record);
+      if (!tokens.ok()) return Fail(tokens.status().WithContext(fmt::format("{}:{}", file, line)));
+      nlohmann::json rows = nlohmann::json::array();
+      for (int t = 0; t < tokens->num_tokens; ++t)
+        rows.push_back(std::vector<float>(tokens->row(t), tokens->row(t) + kFeatureDim));
+      nlohmann::json row = {{"file", file},
+                            {"line", line},
+                            {"task", record.task.key},
+                            {"intrinsic", record.intrinsic},
+                            {"latency_s", record.latency.median_s},
+                            {"tokens", std::move(rows)}};
+      out += row.dump() + "\n";
+    }
+  }
+  fmt::print("{}", out);
   return 0;
 }
 
@@ -90,6 +121,7 @@ int RunFeatures(const GlobalOptions& global, const FeaturesArgs& args) {
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
   if (args.dump_ast) return DumpAsts(**plugins, args.files);
+  if (args.dump_tokens) return DumpTokens(**plugins, args.files);
   std::map<std::string, IntrinsicSummary> by_intrinsic;
   std::vector<Failure> failures;
   for (const auto& file : args.files) {
@@ -127,6 +159,9 @@ Command AddFeaturesCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--schema", args->schema, "Print the feature schema (every dimension) and exit");
   sub->add_option("--show-ast", args->show_line, "Also print the AST of the record on this line, readably");
   sub->add_flag("--dump-ast", args->dump_ast, "Print every record as an AST JSON program, one per line (docs/ast-json.md)");
+  sub->add_flag("--dump-tokens", args->dump_tokens,
+                "Print every record's token matrix with its task, intrinsic and latency, one JSON line each")
+      ->excludes("--dump-ast");
   return {sub, [&global, args]() { return RunFeatures(global, *args); }};
 }
 
