@@ -6,6 +6,7 @@
 // its task, intrinsic and latency, one per line: for models outside the project.
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -73,46 +74,47 @@ void PrintReport(const std::map<std::string, IntrinsicSummary>& by_intrinsic,
   for (const auto& f : failures) fmt::print("failed: {}:{}: {}\n", f.file, f.line, f.message);
 }
 
-// Every record as one AST JSON line. Printed only when every record lowered:
-// a failure names its FILE:LINE and leaves the output empty.
-int DumpAsts(const PluginSet& plugins, const std::vector<std::string>& files) {
+// One JSON line per record from `line_of`, printed only when every record
+// gave one: a failure names its FILE:LINE and leaves the output empty.
+using LineOf = std::function<Expected<std::string>(const std::string& file, int64_t line, const Record&)>;
+
+int DumpEachRecord(const std::vector<std::string>& files, const LineOf& line_of) {
   std::string out;
   for (const auto& file : files) {
     auto records = ReadRecordsFile(file);
     if (!records.ok()) return Fail(records.status());
     for (const auto& [line, record] : *records) {
-      auto program = RecordAsAstProgram(plugins, record);
-      if (!program.ok()) return Fail(program.status().WithContext(fmt::format("{}:{}", file, line)));
-      out += AstProgramToJson(*program).dump() + "\n";
+      auto text = line_of(file, line, record);
+      if (!text.ok()) return Fail(text.status().WithContext(fmt::format("{}:{}", file, line)));
+      out += *text + "\n";
     }
   }
   fmt::print("{}", out);
   return 0;
 }
 
-// Every record's tokens as one JSON line, printed only when every record featurized.
-int DumpTokens(const PluginSet& plugins, const std::vector<std::string>& files) {
-  std::string out;
-  for (const auto& file : files) {
-    auto records = ReadRecordsFile(file);
-    if (!records.ok()) return Fail(records.status());
-    for (const auto& [line, record] : *records) {
-      auto tokens = FeaturizeRecord(plugins, record);
-      if (!tokens.ok()) return Fail(tokens.status().WithContext(fmt::format("{}:{}", file, line)));
-      nlohmann::json rows = nlohmann::json::array();
-      for (int t = 0; t < tokens->num_tokens; ++t)
-        rows.push_back(std::vector<float>(tokens->row(t), tokens->row(t) + kFeatureDim));
-      nlohmann::json row = {{"file", file},
-                            {"line", line},
-                            {"task", record.task.key},
-                            {"intrinsic", record.intrinsic},
-                            {"latency_s", record.latency.median_s},
-                            {"tokens", std::move(rows)}};
-      out += row.dump() + "\n";
-    }
-  }
-  fmt::print("{}", out);
-  return 0;
+// The record as an AST JSON program.
+Expected<std::string> AstLine(const PluginSet& plugins, const Record& record) {
+  auto program = RecordAsAstProgram(plugins, record);
+  if (!program.ok()) return program.status();
+  return AstProgramToJson(*program).dump();
+}
+
+// The record's tokens beside where it came from and its latency.
+Expected<std::string> TokensLine(const PluginSet& plugins, const std::string& file, int64_t line,
+                                 const Record& record) {
+  auto tokens = FeaturizeRecord(plugins, record);
+  if (!tokens.ok()) return tokens.status();
+  nlohmann::json rows = nlohmann::json::array();
+  for (int t = 0; t < tokens->num_tokens; ++t)
+    rows.push_back(std::vector<float>(tokens->row(t), tokens->row(t) + kFeatureDim));
+  return nlohmann::json{{"file", file},
+                        {"line", line},
+                        {"task", record.task.key},
+                        {"intrinsic", record.intrinsic},
+                        {"latency_s", record.latency.median_s},
+                        {"tokens", std::move(rows)}}
+      .dump();
 }
 
 int RunFeatures(const GlobalOptions& global, const FeaturesArgs& args) {
@@ -120,8 +122,13 @@ int RunFeatures(const GlobalOptions& global, const FeaturesArgs& args) {
   if (args.files.empty()) return Fail(Status::InvalidArgument("features: give records files (or --schema)"));
   auto plugins = Plugins(global);
   if (!plugins.ok()) return Fail(plugins.status());
-  if (args.dump_ast) return DumpAsts(**plugins, args.files);
-  if (args.dump_tokens) return DumpTokens(**plugins, args.files);
+  const PluginSet& loaded = **plugins;
+  if (args.dump_ast)
+    return DumpEachRecord(args.files, [&](const std::string&, int64_t, const Record& r) { return AstLine(loaded, r); });
+  if (args.dump_tokens)
+    return DumpEachRecord(args.files, [&](const std::string& file, int64_t line, const Record& r) {
+      return TokensLine(loaded, file, line, r);
+    });
   std::map<std::string, IntrinsicSummary> by_intrinsic;
   std::vector<Failure> failures;
   for (const auto& file : args.files) {
