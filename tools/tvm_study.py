@@ -26,6 +26,7 @@ from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback
 import ucmoh
 from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.database import measured_programs
+from ranking_metrics import pca  # tools/ranking_metrics.py: the registry's PCA
 from tvm_network_study import TrialLog
 
 
@@ -98,8 +99,9 @@ def tune_once(workload, kind, seed, args, target):
 
 
 def pairwise_accuracy(scores, latencies):
-    pairs = [(i, j) for i in range(len(scores)) for j in range(len(scores)) if latencies[i] < latencies[j]]
-    return sum(scores[i] > scores[j] for i, j in pairs) / len(pairs) if pairs else float("nan")
+    """The registry's PCA (tied scores half right); NaN where no two latencies differ."""
+    value = pca(latencies, scores)
+    return float("nan") if value is None else value
 
 
 def zero_shot(workload, seed, rows, args):
