@@ -13,7 +13,11 @@ tokens' order (per token kind: the maximum and sum of every dimension, and
 the count), as a network without positions sees them; `kinds+roles` splits
 the load and store tokens further by their buffer's role in the program
 (input, intermediate, accumulator, output: from the AST); `flat+roles` adds
-the role one-hot to every flat token. Parameters are AutoTVM's rank:pairwise
+the role one-hot to every flat token. --perstore TRACES appends TVM's own
+features of each candidate (PerStoreFeature, the input of MetaSchedule's
+XGBModel: sum and maximum over its stores, and their count), replayed from the
+collector's traces file and joined by record line; candidates without them are
+dropped. Parameters are AutoTVM's rank:pairwise
 ones, as the registry's baseline sets them (core/src/xgboost_baseline.cpp),
 300 rounds; --param adds or overrides one. Prints PCA (the registry's: tools/
 ranking_metrics.py) per split seed and per operator kind (tools/compare-scores).
@@ -87,6 +91,27 @@ def by_kind(tokens, stage_roles=None):
     return np.concatenate(parts)
 
 
+def perstore_by_line(traces):
+    """record line -> TVM's PerStoreFeature of that candidate, pooled over its stores."""
+    import tvm.s_tir.meta_schedule as ms
+    from ucmoh.files import open_text
+    from ucmoh.tvm.trace_replay import TaskForm
+    extractor = ms.feature_extractor.PerStoreFeature(extract_workload=False)
+    out = {}
+    with open_text(traces) as f:
+        for line in f:
+            form = TaskForm(line)
+            context = ms.TuneContext(mod=form.workload, target=form.target, task_name=form.task)
+            args_info = ms.arg_info.ArgInfo.from_prim_func(form.workload["main"])
+            pairs = [(c["program"], ms.MeasureCandidate(sch, args_info)) for c, sch in form.schedules()]
+            if not pairs:
+                continue
+            for (program, _), rows in zip(pairs, extractor.extract_from(context, [m for _, m in pairs])):
+                rows = rows.numpy().astype(np.float32)
+                out[program] = np.concatenate([rows.sum(0), rows.max(0), [len(rows)]])
+    return out
+
+
 def operator_kind(task):
     """As tools/compare-scores names it: the op, '.dw' for grouped / depthwise convolutions."""
     parts = task.split(".")
@@ -100,6 +125,7 @@ def main():
     ap.add_argument("tokens")
     ap.add_argument("--asts")
     ap.add_argument("--features", default="flat", choices=["flat", "kinds", "kinds+roles", "flat+roles"])
+    ap.add_argument("--perstore", metavar="TRACES", help="also TVM's PerStoreFeature, from the collector's traces")
     ap.add_argument("--splits", default="0,1,2")
     ap.add_argument("--param", action="append", default=[], help="KEY=VALUE: an XGBoost parameter")
     args = ap.parse_args()
@@ -111,7 +137,13 @@ def main():
     else:
         all_roles = [None] * len(programs)
     featurize = flat if args.features.startswith("flat") else by_kind
-    X = np.stack([featurize(np.array(p["tokens"], np.float32), r) for p, r in zip(programs, all_roles)])
+    rows = [featurize(np.array(p["tokens"], np.float32), r) for p, r in zip(programs, all_roles)]
+    if args.perstore:
+        tvm_features = perstore_by_line(args.perstore)
+        kept = [i for i, p in enumerate(programs) if p["line"] in tvm_features]
+        programs = [programs[i] for i in kept]
+        rows = [np.concatenate([rows[i], tvm_features[p["line"]]]) for i, p in zip(kept, programs)]
+    X = np.stack(rows).astype(np.float32)
     tasks = [p["task"] for p in programs]
     latency = np.array([p["latency_s"] for p in programs])
     relevance = np.zeros(len(programs))  # the registry's label: the task's best latency / latency
@@ -145,7 +177,8 @@ def main():
         for t, v in values.items():
             per_kind[operator_kind(t)].append(v)
     spread = statistics.pstdev(per_split) if len(per_split) > 1 else 0.0
-    print(f"xgboost {xgb.__version__}, features {args.features} ({X.shape[1]} columns): "
+    print(f"xgboost {xgb.__version__}, features {args.features}{' + PerStoreFeature' if args.perstore else ''} "
+          f"({X.shape[1]} columns, {len(programs)} programs): "
           f"PCA {statistics.mean(per_split):.3f} ± {spread:.3f} (per split {' / '.join(f'{v:.3f}' for v in per_split)})")
     print("  by operator kind: " + ", ".join(f"{k} {statistics.mean(v):.3f} ({len(v)})" for k, v in sorted(per_kind.items())))
 
