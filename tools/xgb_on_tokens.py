@@ -134,6 +134,9 @@ def main():
         if not args.asts:
             ap.error(f"--features {args.features} needs --asts (registry features --dump-ast)")
         all_roles = [roles(json.loads(line)) for line in open(args.asts)]
+        for n, (p, r) in enumerate(zip(programs, all_roles)):
+            if len(all_roles) != len(programs) or len(r) + 2 != len(p["tokens"]):
+                ap.error(f"{args.asts}:{n + 1}: not the AST of {args.tokens}:{n + 1} (dump both from one records file)")
     else:
         all_roles = [None] * len(programs)
     featurize = flat if args.features.startswith("flat") else by_kind
