@@ -161,7 +161,9 @@ def main():
     keys_by_intrinsic = collections.defaultdict(set)
     for p in programs:
         keys_by_intrinsic[p["intrinsic"]].add(p["task"])
+    intrinsic_of = {p["task"]: p["intrinsic"] for p in programs}
     per_split, per_kind = [], collections.defaultdict(list)
+    per_intrinsic = collections.defaultdict(list)  # intrinsic -> its mean PCA per split
     for seed in (int(s) for s in args.splits.split(",")):
         held = set().union(*(held_out(keys, seed) for keys in keys_by_intrinsic.values()))
         train = sorted((i for i in range(len(tasks)) if tasks[i] not in held), key=tasks.__getitem__)
@@ -177,12 +179,19 @@ def main():
         values = {t: pca(*v) for t, v in grouped.items()}
         values = {t: v for t, v in values.items() if v is not None}
         per_split.append(statistics.mean(values.values()))
+        for name in keys_by_intrinsic:
+            mine = [v for t, v in values.items() if intrinsic_of[t] == name]
+            if mine:
+                per_intrinsic[name].append(statistics.mean(mine))
         for t, v in values.items():
             per_kind[operator_kind(t)].append(v)
     spread = statistics.pstdev(per_split) if len(per_split) > 1 else 0.0
     print(f"xgboost {xgb.__version__}, features {args.features}{' + PerStoreFeature' if args.perstore else ''} "
           f"({X.shape[1]} columns, {len(programs)} programs): "
           f"PCA {statistics.mean(per_split):.3f} ± {spread:.3f} (per split {' / '.join(f'{v:.3f}' for v in per_split)})")
+    if len(per_intrinsic) > 1:
+        print("  by intrinsic: " + ", ".join(f"{k} {statistics.mean(v):.3f} ± {statistics.pstdev(v):.3f}"
+                                            for k, v in sorted(per_intrinsic.items())))
     print("  by operator kind: " + ", ".join(f"{k} {statistics.mean(v):.3f} ({len(v)})" for k, v in sorted(per_kind.items())))
 
 
