@@ -26,13 +26,12 @@ import argparse
 import collections
 import itertools
 import json
-import re
 import statistics
 
 import numpy as np
 import xgboost as xgb
 from ms_baselines import held_out
-from ranking_metrics import pca
+from ranking_metrics import operator_kind, pca
 
 DIM = 72
 FLAT_TOKENS = 16
@@ -110,14 +109,6 @@ def perstore_by_line(traces):
                 rows = rows.numpy().astype(np.float32)
                 out[program] = np.concatenate([rows.sum(0), rows.max(0), [len(rows)]])
     return out
-
-
-def operator_kind(task):
-    """As tools/compare-scores names it: the op, '.dw' for grouped / depthwise convolutions."""
-    parts = task.split(".")
-    if len(parts) < 3:
-        return "all"
-    return parts[1] + (".dw" if parts[1].startswith("conv") and re.search(r"g\d+", parts[2]) else "")
 
 
 def main():
