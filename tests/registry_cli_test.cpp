@@ -158,6 +158,7 @@ TEST(RegistryCli, DumpTokensAreTheFeaturizersTokens) {
   ASSERT_TRUE(plugins.ok()) << plugins.status().message();
   auto expected = ucmoh::ReadRecordsFile(records);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
+  ASSERT_EQ(expected->size(), 30u) << "the committed records did not reach the test";
   std::istringstream printed(r.out);
   size_t rows = 0;
   for (std::string line; std::getline(printed, line); ++rows) {
