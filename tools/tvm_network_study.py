@@ -184,8 +184,8 @@ def main(argv=None):
     p.add_argument("--per-iter", type=int, default=16)
     p.add_argument("--population", type=int, default=128)
     # The study's figures build on the one tuning core with the collector's time-out;
-    # the CI test builds on both cores and kills long builds sooner (its model is
-    # barely trained and picks candidates LLVM needs over a minute for).
+    # the CI test builds on both cores (its barely trained model picks candidates
+    # LLVM needs up to a minute for, and building them one at a time was its bulk).
     p.add_argument("--build-workers", type=int, default=1, help="candidates built side by side")
     p.add_argument("--build-timeout", type=int, default=0,
                    help="seconds before a build is killed and its trial fails (0: the collector's)")
@@ -194,6 +194,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     args.protocol = collector_options(["--work", "-", "-o", "-"])  # the collector's timing protocol, unchanged
     args.build_timeout = args.build_timeout or args.protocol.build_timeout
+    if args.build_workers < 1 or args.build_timeout < 1:
+        print(f"tvm-study: --build-workers and --build-timeout must be at least 1 "
+              f"(got {args.build_workers}, {args.build_timeout})", file=sys.stderr)
+        return 2
     unknown = [m for m in args.models.split(",") if m not in MODELS]
     if unknown:
         print(f"tvm-study: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})", file=sys.stderr)

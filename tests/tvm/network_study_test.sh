@@ -46,8 +46,9 @@ fi
 [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad.jsonl ]] || { echo "FAIL: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
 grep -q "unknown network 'alexnet'" "$work/err.txt"
 
-# An unknown network, or a model without its file: one line, nothing written.
-for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained"; do
+# An unknown network, a model without its file, or no builder: one line, nothing written.
+for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained" \
+    "--networks bert_base --models random --build-workers 0"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
