@@ -45,9 +45,9 @@ from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
 from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 from tvm.s_tir.meta_schedule.utils import fork_seed
 
-from ucmoh.tvm import CostModel, LocalBuilder, ModelChoice
+from ucmoh.tvm import CostModel, ModelChoice
 from ucmoh.tvm.database import runner_latency
-from ucmoh.tvm.collect import _parse as collector_options, _runner, _space, host_target
+from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
 MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
@@ -141,12 +141,13 @@ def tune_network(network, dtype, kind, seed, args):
     log = TrialLog(start)
     ms.tune_tasks(tasks=contexts, task_weights=[float(t.weights[network]) for t in chosen], work_dir=work,
                   max_trials_global=args.trials_per_task * len(chosen), num_trials_per_iter=args.per_iter,
-                  builder=LocalBuilder(max_workers=args.build_workers, timeout_sec=args.build_timeout),
+                  builder=_builder(args.protocol),
                   runner=_runner(args.protocol), cost_model=model,
                   measure_callbacks=MeasureCallback.create("default") + [log])
     row = {"network": network, "dtype": dtype, "model": kind, "seed": seed, "tasks": names,
            "weights": [t.weights[network] for t in chosen], "trials_per_task": args.trials_per_task,
-           "per_iter": args.per_iter, "build_workers": args.build_workers, "build_timeout": args.build_timeout,
+           "per_iter": args.per_iter, "build_workers": args.protocol.build_workers,
+           "build_timeout": args.protocol.build_timeout,
            "target": str(target), "trials": log.trials,
            "wall_s": time.perf_counter() - start, "cost_model_s": model.seconds, "database": work}
     if kind.startswith("ucmoh"):
@@ -187,16 +188,19 @@ def main(argv=None):
     # the CI test builds on both cores (its barely trained model picks candidates
     # LLVM needs up to a minute for, and building them one at a time was its bulk).
     p.add_argument("--build-workers", type=int, default=1, help="candidates built side by side")
-    p.add_argument("--build-timeout", type=int, default=0,
-                   help="seconds before a build is killed and its trial fails (0: the collector's)")
+    p.add_argument("--build-timeout", type=int,
+                   help="seconds before a build is killed and its trial fails (default: the collector's)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
-    args.protocol = collector_options(["--work", "-", "-o", "-"])  # the collector's timing protocol, unchanged
-    args.build_timeout = args.build_timeout or args.protocol.build_timeout
-    if args.build_workers < 1 or args.build_timeout < 1:
+    # The collector's builder, runner and timing protocol; of them only the builder's
+    # workers and time-out are the study's to set.
+    builder = ["--build-workers", str(args.build_workers)]
+    builder += ["--build-timeout", str(args.build_timeout)] if args.build_timeout is not None else []
+    args.protocol = collector_options(["--work", "-", "-o", "-"] + builder)
+    if args.protocol.build_workers < 1 or args.protocol.build_timeout < 1:
         print(f"tvm-study: --build-workers and --build-timeout must be at least 1 "
-              f"(got {args.build_workers}, {args.build_timeout})", file=sys.stderr)
+              f"(got {args.protocol.build_workers}, {args.protocol.build_timeout})", file=sys.stderr)
         return 2
     unknown = [m for m in args.models.split(",") if m not in MODELS]
     if unknown:
