@@ -116,4 +116,8 @@ lines=$(wc -l < "$work/study/network_results.jsonl")
 "$py" tools/plot-tvm-network-study "$work/study" --reference random --svg-dir "$work/svg" | tee "$work/table.md"
 grep -q "^| ucmoh (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
   || { echo "FAIL: no summary of the study"; exit 1; }
+# --networks keeps only the networks named: none of these runs is resnet18's.
+! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
+  && grep -q "no network has a random run" "$work/networks.err" \
+  || { echo "FAIL: --networks resnet18 did not leave out bert_base's runs"; exit 1; }
 echo "network study: OK"
