@@ -75,14 +75,19 @@ class Timed(PyCostModel):
 
     def __init__(self, inner):
         super().__init__()
-        self.inner, self.seconds = inner, 0.0
+        self.inner = inner
+        self.split = {"predict": 0.0, "update": 0.0}  # seconds by method
+
+    @property
+    def seconds(self):
+        return sum(self.split.values())
 
     def _timed(self, method, *args):
         start = time.perf_counter()
         try:
             return getattr(self.inner, method)(*args)
         finally:
-            self.seconds += time.perf_counter() - start
+            self.split[method] += time.perf_counter() - start
 
     def load(self, path):
         self.inner.load(path)
@@ -150,6 +155,8 @@ def tune_network(network, dtype, kind, seed, args):
            "build_timeout": args.protocol.build_timeout,
            "target": str(target), "trials": log.trials,
            "wall_s": time.perf_counter() - start, "cost_model_s": model.seconds, "database": work}
+    if isinstance(model, Timed):
+        row["cost_model_split"] = dict(model.split)  # predict (the search's scoring) and update seconds
     if kind.startswith("ucmoh"):
         row.update(model_dir=args.learned if kind == "ucmoh-learned" else args.pulled,
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
@@ -158,6 +165,7 @@ def tune_network(network, dtype, kind, seed, args):
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
     if kind == "ucmoh+xgb":
         row["choices"] = model.choices()  # per task: the model that ranked it at the end, both accuracies
+        row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
     return row
 
 

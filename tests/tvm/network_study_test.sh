@@ -80,6 +80,9 @@ for model, r in rows.items():
     measured = [t for t in r["trials"] if t[1] is not None]
     assert len(r["trials"]) == 16 and len(measured) >= 12, f"{model}: {len(measured)} of {len(r['trials'])} measured"
     assert all(t[2] <= r["wall_s"] for t in r["trials"])
+r = rows["random"]  # a MetaSchedule model's seconds, split by method, add up to its share
+assert set(r["cost_model_split"]) == {"predict", "update"}, r["cost_model_split"]
+assert abs(sum(r["cost_model_split"].values()) - r["cost_model_s"]) < 1e-6, r["cost_model_split"]
 u = rows["ucmoh"]
 assert u["converted"] > 0 and u["predicted"] >= 16 and u["measured"] >= 8, u  # ranked and learned online
 assert 0 < u["cost_model_s"] < u["wall_s"]
@@ -102,6 +105,9 @@ choice = row["choices"]["bert_base.dense.m128n768k768.bias"]
 assert 0 < choice["pairs"] <= 2 * 28, choice  # the last two batches of 8, ranked by both models
 assert 0 <= choice["prior"] <= 1 and 0 <= choice["online"] <= 1, choice
 assert choice["chosen"] == ("online" if choice["online"] > choice["prior"] else "prior"), choice
+split = row["online_split"]  # XGBModel's seconds by purpose add up to the choice's online seconds
+assert set(split) == {"search", "judge", "update"} and split["update"] > 0 and split["judge"] > 0, split
+assert abs(sum(split.values()) - row["update_s"]) < 1e-6, (split, row["update_s"])
 print(f"ucmoh+xgb: {choice['pairs']} pairs, prior right on {choice['prior']:.2f}, XGBModel on "
       f"{choice['online']:.2f}: {choice['chosen']} chosen; cost model {row['cost_model_s']:.1f} of {row['wall_s']:.0f} s")
 PY

@@ -68,7 +68,9 @@ class ModelChoice(PyCostModel):
             online = ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1)
         self.online = online
         self.tasks = {}  # task name -> TaskRecord
-        self.online_seconds = 0.0  # XGBModel's predict and update
+        # XGBModel's seconds by purpose: scoring a search's candidates (tasks it
+        # ranks), judging each measured batch before it learns from it, learning.
+        self.online_split = {"search": 0.0, "judge": 0.0, "update": 0.0}
 
     def _task(self, context):
         return self.tasks.setdefault(str(context.task_name), TaskRecord())
@@ -77,16 +79,20 @@ class ModelChoice(PyCostModel):
         """XGBModel scores at random until it has trained on its warm-up samples."""
         return self.online.booster is not None and self.online.data_size >= self.online.num_warmup_samples
 
-    def _online(self, method, *args):
+    def _online(self, purpose, method, *args):
         start = time.perf_counter()
         try:
             return getattr(self.online, method)(*args)
         finally:
-            self.online_seconds += time.perf_counter() - start
+            self.online_split[purpose] += time.perf_counter() - start
+
+    @property
+    def online_seconds(self):
+        return sum(self.online_split.values())
 
     def predict(self, context, candidates):
         if self._task(context).chosen == "online":
-            return self._online("predict", context, candidates)
+            return self._online("search", "predict", context, candidates)
         return self.prior.predict(context, candidates)
 
     def update(self, context, candidates, results):
@@ -94,9 +100,9 @@ class ModelChoice(PyCostModel):
         measured = [(c, latency) for c, latency in measured if latency is not None]
         if len(measured) >= 2 and self._online_ready():
             chosen = [c for c, _ in measured]
-            self._task(context).add(self.prior.predict(context, chosen), self._online("predict", context, chosen),
+            self._task(context).add(self.prior.predict(context, chosen), self._online("judge", "predict", context, chosen),
                                     [latency for _, latency in measured])
-        self._online("update", context, candidates, results)
+        self._online("update", "update", context, candidates, results)
 
     def choices(self):
         """Per task: the model it is ranked by now and both models' accuracy so far."""
