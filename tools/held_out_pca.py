@@ -9,6 +9,11 @@ committed data/metaschedule collection: PCA and top-1 (tools/ms_baselines.py's
 definitions, as in docs/benchmarks.md) of the pulled UCMoH version scoring the
 records, and of the pretrained MLPModel (tools/ms_mlp_client.py) scoring the
 same candidates' PerStoreFeature. Prints a markdown table and the means.
+
+With `--records FILE...` it scores those records instead, every task in them,
+the files pooled per task: e.g. tuning runs' databases imported with
+`registry import metaschedule`, to see how the pulled model ranks the
+candidates a search found on the host that ran it (docs/benchmarks.md, (S15)).
 """
 import argparse
 import glob
@@ -29,20 +34,25 @@ def main():
     p.add_argument("--pulled", required=True)
     p.add_argument("--plugins", default="plugins.json")
     p.add_argument("--mlp")
-    p.add_argument("--networks", required=True)
+    p.add_argument("--networks", help="the held-out networks (required without --records)")
     p.add_argument("--dtype", default="float32", choices=["float32", "int8"])
+    p.add_argument("--records", nargs="+", help="score these records files, every task in them, instead")
     p.add_argument("--json")
     args = p.parse_args()
-    held = held_out_tasks(args.networks.split(","))
+    if args.records and args.mlp:
+        p.error("--mlp scores the committed collection's traces; it does not take --records")
+    if not args.records and not args.networks:
+        p.error("--networks is required (or --records)")
+    held = held_out_tasks(args.networks.split(",")) if args.networks else set()
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "metaschedule")
-    records_paths = sorted(glob.glob(os.path.join(data, f"*.{args.dtype}.jsonl.gz")))
+    records_paths = args.records or sorted(glob.glob(os.path.join(data, f"*.{args.dtype}.jsonl.gz")))
     traces_paths = [r.replace(".jsonl.gz", ".traces.jsonl.gz") for r in records_paths]
     by_task = {}
     for records_path in records_paths:
         with open_text(records_path) as f:
             for line in f:
                 record = json.loads(line)
-                if record["task"]["key"] in held:
+                if args.records or record["task"]["key"] in held:
                     by_task.setdefault(record["task"]["key"], []).append(line)
     model = ucmoh.open(args.pulled, None, plugins=args.plugins)
     rows = {}

@@ -126,4 +126,23 @@ grep -q "^| ucmoh (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-st
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
   && grep -q "no network has a random run" "$work/networks.err" \
   || { echo "FAIL: --networks resnet18 did not leave out bert_base's runs"; exit 1; }
+# 6. How the pulled model ranks what a search measured (tools/held_out_pca.py
+# --records): the ucmoh+xgb run's database, imported as records, scored per task.
+"$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh+xgb-s0" -o "$work/tuned.jsonl" > /dev/null
+"$py" tools/held_out_pca.py --pulled "$work/pulled" --plugins "$src/plugins.json" \
+  --records "$work/tuned.jsonl" --json "$work/tuned-pca.json" > /dev/null
+"$py" - "$work/tuned-pca.json" "$work/tuned.jsonl" <<'PY'
+import json, sys
+scored = json.load(open(sys.argv[1]))
+records = sum(1 for _ in open(sys.argv[2]))
+assert len(scored["tasks"]) == 1 and sum(t["candidates"] for t in scored["tasks"].values()) == records >= 24, scored
+assert 0 <= scored["means"]["ucmoh_pca"] <= 1 and 0 < scored["means"]["ucmoh_top1"] <= 1, scored["means"]
+print(f"the pulled model on the run's {records} measured candidates: PCA {scored['means']['ucmoh_pca']:.3f}")
+PY
+# ... and, against the online ucmoh run of the same task, whether it lost on search or ranking.
+"$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh-s0" -o "$work/online.jsonl" > /dev/null
+"$py" tools/search_or_ranking.py --pulled "$work/pulled" --plugins "$src/plugins.json" \
+  --ours "$work/tuned.jsonl" --theirs "$work/online.jsonl" > "$work/search.json"
+"$py" -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tasks"] == 1 and 0 <= r["model_prefers_theirs"] <= r["theirs_faster"] <= 1, r' \
+  "$work/search.json" || { echo "FAIL: search_or_ranking.py: $(cat "$work/search.json")"; exit 1; }
 echo "network study: OK"
