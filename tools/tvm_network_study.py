@@ -13,6 +13,7 @@ each), MetaSchedule's gradient task scheduler, a global budget of
   ucmoh+xgb      per task, the pulled version never updated or XGBModel (16 warm-up
                  samples) learning online: whichever has ranked more of the task's
                  measured pairs right so far (ucmoh.tvm.model_choice)
+  ucmoh+xgb-w16  the same after each task's first 16 candidates chosen at random
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -50,7 +51,7 @@ from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
-MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
+MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
 @derived_object
@@ -105,8 +106,9 @@ class Timed(PyCostModel):
 def cost_model(kind, args, target, seed):
     if kind in ("ucmoh", "ucmoh-frozen"):
         return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh")
-    if kind == "ucmoh+xgb":
-        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False))
+    if kind in ("ucmoh+xgb", "ucmoh+xgb-w16"):  # -w16: each task's first 16 candidates at random
+        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False),
+                           warmup=16 if kind.endswith("-w16") else 0, seed=seed)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -163,7 +165,7 @@ def tune_network(network, dtype, kind, seed, args):
                    predicted=model.predicted, measured=model.measured)
     if kind == "ucmoh":
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
-    if kind == "ucmoh+xgb":
+    if kind.startswith("ucmoh+xgb"):
         row["choices"] = model.choices()  # per task: the model that ranked it at the end, both accuracies
         row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
     return row

@@ -3,14 +3,16 @@ tuning run that ranks with a registry version end to end, updates it online
 from the measured candidates and commits the result as a version. The
 converter's own tests are in test_tir_to_ast.py."""
 import os
+import types
 import unittest
 
+import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 
 from test_tir_to_ast import matmul
 from ucmoh.tvm import CostModel, LocalBuilder
-from ucmoh.tvm.model_choice import TaskRecord, concordant_pairs
+from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -57,6 +59,26 @@ class ChoosingPerTask(unittest.TestCase):
         self.assertEqual(task.chosen, "online")
         self.assertAlmostEqual(task.accuracy("online"), 6 / 9)
         self.assertAlmostEqual(task.accuracy("prior"), 3 / 9)
+
+    def test_a_warm_up_chooses_each_tasks_first_candidates_at_random(self):
+        class Prior:  # scores every candidate 7: the warm-up must not ask it
+            def predict(self, context, candidates):
+                return np.full(len(candidates), 7.0)
+
+        class Online:  # never ready (no booster), so no batch is judged
+            booster, data_size, num_warmup_samples = None, 0, 16
+
+            def update(self, context, candidates, results):
+                pass
+
+        choice = ModelChoice(Prior(), Online(), warmup=4, seed=0)._inst  # the Python object behind TVM's
+        failed = ms.runner.RunnerResult(run_secs=None, error_msg="failed")
+        a, b = types.SimpleNamespace(task_name="a"), types.SimpleNamespace(task_name="b")
+        self.assertTrue(np.all(choice.predict(a, [None] * 3) < 1))  # random scores lie in [0, 1)
+        choice.update(a, [None] * 4, [failed] * 4)  # four measured (failed ones count: they were tried)
+        np.testing.assert_array_equal(choice.predict(a, [None] * 3), [7.0] * 3)
+        self.assertTrue(np.all(choice.predict(b, [None] * 3) < 1))  # another task warms up on its own
+        self.assertEqual(ModelChoice(Prior(), Online(), seed=0)._inst.predict(a, [None]).tolist(), [7.0])  # no warm-up
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ class TaskRecord:
     def __init__(self):
         self.pairs = 0
         self.right = {"prior": 0, "online": 0}
+        self.measured = 0  # the task's candidates measured so far
 
     def add(self, prior_scores, online_scores, latencies):
         right, pairs = concordant_pairs(prior_scores, latencies)
@@ -59,11 +60,15 @@ class TaskRecord:
 class ModelChoice(PyCostModel):
     """`prior`: a ucmoh.tvm.CostModel (learn=False: it stays as pulled);
     `online`: a MetaSchedule cost model that learns (default XGBModel after 16
-    warm-up samples, the study's strongest online baseline)."""
+    warm-up samples, the study's strongest online baseline). `warmup`: each
+    task's first `warmup` measured candidates are chosen at random (scores from
+    a generator seeded with `seed`), so that the search explores before either
+    model guides it (docs/benchmarks.md, "On a CPU the model never measured")."""
 
-    def __init__(self, prior, online=None):
+    def __init__(self, prior, online=None, warmup=0, seed=0):
         super().__init__()
         self.prior = prior
+        self.warmup, self.random = warmup, np.random.default_rng(seed)
         if online is None:
             online = ms.cost_model.XGBModel(num_warmup_samples=16, num_tuning_cores=1)
         self.online = online
@@ -91,6 +96,8 @@ class ModelChoice(PyCostModel):
         return sum(self.online_split.values())
 
     def predict(self, context, candidates):
+        if self._task(context).measured < self.warmup:
+            return self.random.uniform(size=len(candidates))
         if self._task(context).chosen == "online":
             return self._online("search", "predict", context, candidates)
         return self.prior.predict(context, candidates)
@@ -98,6 +105,7 @@ class ModelChoice(PyCostModel):
     def update(self, context, candidates, results):
         measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
         measured = [(c, latency) for c, latency in measured if latency is not None]
+        self._task(context).measured += len(candidates)
         if len(measured) >= 2 and self._online_ready():
             chosen = [c for c, _ in measured]
             self._task(context).add(self.prior.predict(context, chosen), self._online("judge", "predict", context, chosen),
