@@ -18,12 +18,13 @@ import sys
 import numpy as np
 
 import ucmoh
+from ucmoh.files import open_text
 
 
 def best_per_task(path):
     """task -> (latency, record line) of the run's fastest measured program."""
     best = {}
-    with open(path) as f:
+    with open_text(path) as f:  # gzip or not, as the other tools read records
         for line in f:
             record = json.loads(line)
             key, latency = record["task"]["key"], record["latency"]["mean_s"]
