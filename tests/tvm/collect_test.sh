@@ -40,6 +40,22 @@ collect --work "$work/w" -o "$work/ms.jsonl" 2> "$work/log2.txt" || { tail -n 5 
 ! grep -q "Sending .* sample(s) to builder" "$work/log2.txt" || { echo "FAIL: a rerun measured again"; exit 1; }
 [[ $(sha256sum < "$work/ms.jsonl") == "$before" ]] || { echo "FAIL: a rerun changed the records"; exit 1; }
 
+# 2a. Shards: --shard K/N takes positions K, K+N, ... of the task order, so two
+# collectors side by side split the tasks; together they hold every record once.
+for k in 0 1; do
+  collect --work "$work/w" --shard "$k/2" --finished-only -o "$work/shard$k.jsonl" 2> "$work/log-shard$k.txt" || {
+    tail -n 5 "$work/log-shard$k.txt"; exit 1; }
+done
+"$py" - "$work/ms.jsonl" "$work/shard0.jsonl" "$work/shard1.jsonl" <<'PY'
+import json, sys
+def tasks(path): return {json.loads(line)["task"]["key"] for line in open(path)}
+whole, first, second = (tasks(p) for p in sys.argv[1:])
+assert len(first) == len(second) == 1 and first | second == whole, (first, second, whole)
+counts = [sum(1 for _ in open(p)) for p in sys.argv[1:]]
+assert counts[1] + counts[2] == counts[0], counts
+print(f"shards 0/2 and 1/2: {counts[1]} + {counts[2]} of {counts[0]} records, one task each")
+PY
+
 # 2b. A larger --per-task extends the finished tasks: more records, each once,
 # the first round's among them; then a rerun measures nothing.
 "$registry" collect metaschedule --tasks "$tasks" --per-task 12 --random 8 --work "$work/w" -o "$work/more.jsonl" 2> "$work/log5.txt" || { tail -n 5 "$work/log5.txt"; exit 1; }
@@ -118,6 +134,8 @@ refuse "a target that is not this host" "$registry" collect metaschedule --netwo
   --target '{"kind": "llvm", "mtriple": "aarch64-linux-gnu"}'  -o "$work/bad.jsonl"
 grep -q "not this host" "$work/err.txt"
 refuse "an unknown source" "$registry" collect autotvm -o "$work/bad.jsonl"
+refuse "a shard past its count" "$registry" collect metaschedule --shard 2/2 -o "$work/bad.jsonl"
+grep -q "is not K/N" "$work/err.txt"
 # A Python without TVM (the system one): one line that says how to get TVM.
 for python in /usr/bin/python3 /nonexistent/python3; do
   refuse "collect with $python" "$registry" collect metaschedule --networks bert_base --python "$python" -o "$work/bad.jsonl"

@@ -19,7 +19,7 @@ namespace {
 
 struct CollectArgs {
   std::string source;  // "metaschedule"
-  std::string networks, dtype = "float32", tasks, target, rpc, work, output, traces;
+  std::string networks, dtype = "float32", tasks, shard, target, rpc, work, output, traces;
   int max_tasks = 0, per_task = 64, random = 32, seed = 0;
   bool finished_only = false;
   TvmPythonOptions python;
@@ -29,7 +29,7 @@ std::vector<std::string> CollectorArguments(const CollectArgs& a, const std::str
   std::vector<std::string> args = {"--dtype", a.dtype, "--per-task", std::to_string(a.per_task), "--random",
                                    std::to_string(a.random), "--seed", std::to_string(a.seed), "--work", a.work,
                                    "-o", programs};
-  for (const auto& [flag, value] : {std::pair{"--networks", a.networks}, {"--tasks", a.tasks},
+  for (const auto& [flag, value] : {std::pair{"--networks", a.networks}, {"--tasks", a.tasks}, {"--shard", a.shard},
                                     {"--target", a.target}, {"--rpc", a.rpc}})
     if (!value.empty()) args.insert(args.end(), {flag, value});
   if (a.max_tasks > 0) args.insert(args.end(), {"--max-tasks", std::to_string(a.max_tasks)});
@@ -70,6 +70,9 @@ Command AddCollectCommand(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--dtype", args->dtype, "float32 (x86.avx2 / x86.avx512) or int8 (x86.vnni)");
   sub->add_option("--tasks", args->tasks, "Only these task names (comma-separated)");
   sub->add_option("--max-tasks", args->max_tasks, "The first N tasks only (in turn from each network)");
+  sub->add_option("--shard", args->shard,
+                  "K/N: positions K, K+N, ... of the task order, seeded as one collector would seed them "
+                  "(N collectors side by side on one --work)");
   sub->add_option("--per-task", args->per_task, "Measured candidates per task");
   sub->add_option("--random", args->random, "Of them, sampled under a random model (the rest: a short tuning run)");
   sub->add_option("--target", args->target, "A TVM target (default: this host)");

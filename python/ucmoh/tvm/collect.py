@@ -284,12 +284,24 @@ def _interleaved(chosen):
     return order
 
 
+def _shard(spec, count):
+    """The positions of the tasks `--shard K/N` takes: K, K+N, ... (all without it)."""
+    if not spec:
+        return list(range(count))
+    k, _, n = spec.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise ValueError(f"--shard '{spec}' is not K/N with 0 <= K < N")
+    return list(range(int(k), count, int(n)))
+
+
 def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m ucmoh.tvm.collect", description=__doc__.splitlines()[0])
     p.add_argument("--networks", default="", help="comma-separated (default: all of ucmoh.tvm.networks)")
     p.add_argument("--dtype", default="float32", choices=["float32", "int8"])
     p.add_argument("--tasks", default="", help="only these task names (comma-separated)")
     p.add_argument("--max-tasks", type=int, default=0, help="the first N tasks only (0: all)")
+    p.add_argument("--shard", default="", help="K/N: only positions K, K+N, ... of the task order, with the seeds "
+                   "and second passes one collector would give them (N collectors side by side on one work directory)")
     p.add_argument("--per-task", type=int, default=64, help="measured candidates per task")
     p.add_argument("--random", type=int, default=32, help="of them, sampled under a random model")
     p.add_argument("--batch", type=int, default=16, help="candidates per search iteration")
@@ -332,6 +344,7 @@ def main(argv=None):
         chosen = _interleaved(chosen)
         if args.max_tasks:
             chosen = chosen[:args.max_tasks]
+        positions = _shard(args.shard, len(chosen))
         if args.target:
             target = tvm.target.Target(json.loads(args.target) if args.target.startswith("{") else args.target)
             if not args.rpc:
@@ -343,14 +356,15 @@ def main(argv=None):
     if args.random > args.per_task:
         return _fail(f"--random {args.random} is more than --per-task {args.per_task}")
     if args.finished_only:  # assemble what a (running) collection has finished; measure nothing
-        chosen = [t for t in chosen if finished_dir(os.path.join(args.work, t.name))]
+        positions = [i for i in positions if finished_dir(os.path.join(args.work, chosen[i].name))]
+    chosen = [chosen[i] for i in positions]
     if args.dtype == "int8":
         from .vnni import register
         register()
     os.environ.setdefault("TVM_NUM_THREADS", "1")
     os.makedirs(args.work, exist_ok=True)
     totals = collections.Counter()
-    for i, task in enumerate(chosen):
+    for i, task in zip(positions, chosen):  # i: the task's place in the whole order (its seed, its second pass)
         s = None if args.finished_only else collect_task(task, args, target, args.seed + i)
         if s:
             print(f"{task.name}: {s['measured']} measured, {sum(s['failed'].values())} failed, {s['tune_s']:.0f} s"
