@@ -58,6 +58,8 @@ def main(argv):
     out = None
     if "--write" in argv:
         i = argv.index("--write")
+        if i + 1 == len(argv):
+            sys.exit("ms_noise: --write needs a file name")
         out, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     found = list(forms(argv))
     pcas, taus, diffs, candidates = ceiling(found)
