@@ -24,8 +24,7 @@ for records in "${files[@]}" "${second[@]}"; do
   grep -Eq "^x86\.(avx2|avx512|vnni) +$lines +0 " /tmp/ms-data-features.$$ || {
     echo "FAIL: $records: not all $lines records featurize:"; cat /tmp/ms-data-features.$$; exit 1; }
   rm -f /tmp/ms-data-features.$$
-  remeasure=${records%.jsonl.gz}.remeasure.jsonl.gz  # a committed second pass, where there is one
-  REMEASURE=$([[ -e $remeasure ]] && echo "$remeasure" || true) python3 - "$records" "${records%.jsonl.gz}.traces.jsonl.gz" $collected <<'PY'
+  REMEASURE=${records%.jsonl.gz}.remeasure.jsonl.gz python3 - "$records" "${records%.jsonl.gz}.traces.jsonl.gz" $collected <<'PY'
 import collections, gzip, json, os, sys
 records_path, traces_path, collected = sys.argv[1], sys.argv[2], sys.argv[3:]
 traced = {(form["task"], json.dumps(c["trace"])) for path in collected
@@ -54,8 +53,9 @@ for n, line in enumerate(gzip.open(traces_path, "rt"), 1):
             f"{traces_path}:{n}: record {c['program']} latency {r['latency']['mean_s']} != mean run_secs {mean}"
 assert sorted(seen) == list(range(1, len(records) + 1)) and max(seen.values()) == 1, \
     f"{traces_path}: names {len(seen)} of {len(records)} records (each must be named once)"
-# A second pass (tools/ms_noise.py --write): each first latency is that task's record's.
-if os.environ.get("REMEASURE"):
+# A committed second pass, where there is one (tools/ms_noise.py --write): each
+# first latency is that task's record's.
+if os.path.exists(os.environ["REMEASURE"]):
     latencies = collections.defaultdict(set)
     for r in records:
         latencies[r["task"]["key"]].add(r["latency"]["mean_s"])

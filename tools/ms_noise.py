@@ -13,6 +13,7 @@ directories: their remeasure.json forms, one a line (gzip where it ends in .gz),
 so a committed second pass (data/metaschedule/<host>.<dtype>.remeasure.jsonl.gz)
 gives its ceiling without the work directory.
 """
+import argparse
 import glob
 import json
 import os
@@ -55,18 +56,16 @@ def ceiling(form_list):
 
 
 def main(argv):
-    out = None
-    if "--write" in argv:
-        i = argv.index("--write")
-        if i + 1 == len(argv):
-            sys.exit("ms_noise: --write needs a file name")
-        out, argv = argv[i + 1], argv[:i] + argv[i + 2:]
-    found = list(forms(argv))
+    p = argparse.ArgumentParser(prog="tools/ms_noise.py", description=__doc__.splitlines()[0])
+    p.add_argument("sources", nargs="+", help="collector work directories, or files --write made")
+    p.add_argument("--write", default="", help="also keep every remeasure form found here (JSON Lines, .gz compresses)")
+    args = p.parse_args(argv)
+    found = list(forms(args.sources))
     pcas, taus, diffs, candidates = ceiling(found)
     if not pcas:
-        sys.exit("ms_noise: no remeasure.json under " + ", ".join(argv) + " (collect with --remeasure-every N)")
-    if out:
-        write_atomic(out, "".join(json.dumps(f, separators=(",", ":"), sort_keys=True) + "\n" for f in found))
+        sys.exit("ms_noise: no remeasure.json under " + ", ".join(args.sources) + " (collect with --remeasure-every N)")
+    if args.write:
+        write_atomic(args.write, "".join(json.dumps(f, separators=(",", ":"), sort_keys=True) + "\n" for f in found))
     print(json.dumps({"tasks": len(pcas), "candidates": candidates, "pca": float(np.mean(pcas)),
                       "pca_std": float(np.std(pcas)), "kendall_tau": float(np.mean(taus)),
                       "median_relative_difference": float(np.median(diffs))}))
