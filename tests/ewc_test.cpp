@@ -38,7 +38,7 @@ ProgramSet RandomSet(int tasks, int programs, uint64_t seed) {
   std::uniform_real_distribution<double> lat(1e-3, 3e-3);
   ProgramSet set;
   for (int t = 0; t < tasks; ++t) {
-    TaskGroup task{"task" + std::to_string(t), "toy.a", "toy", {}};
+    TaskGroup task{"task" + std::to_string(t), "toy.a", "toy", {}, ""};
     for (int p = 0; p < programs; ++p) {
       TokenMatrix m;
       m.num_tokens = 1 + (p + t) % 3;

@@ -181,7 +181,7 @@ ProgramSet ToySet() {
   const std::vector<std::string> intrinsics = {"toy.a", "toy.b", "toy.c"};
   for (int t = 0; t < 30; ++t) {
     const int which = t % 3;
-    TaskGroup task{"task" + std::to_string(t), intrinsics[which], "toy", {}};
+    TaskGroup task{"task" + std::to_string(t), intrinsics[which], "toy", {}, ""};
     for (int p = 0; p < 16; ++p) {
       TokenMatrix m;
       m.num_tokens = 3;

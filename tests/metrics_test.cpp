@@ -28,7 +28,7 @@ ProgramSet MakeSet(const std::vector<TaskSpec>& specs) {
   ProgramSet set;
   for (size_t t = 0; t < specs.size(); ++t) {
     ProgramSet one;
-    one.tasks.push_back({"t" + std::to_string(t), specs[t].intrinsic, "x86", {}});
+    one.tasks.push_back({"t" + std::to_string(t), specs[t].intrinsic, "x86", {}, ""});
     for (double latency : specs[t].latencies) {
       one.tasks[0].programs.push_back(static_cast<int32_t>(one.tokens.size()));
       one.tokens.push_back(OneToken(static_cast<float>(latency)));

@@ -20,7 +20,7 @@ ProgramSet KeyedSet(int tasks, int programs, const std::string& prefix, uint64_t
   std::uniform_real_distribution<double> lat(1e-3, 3e-3);
   ProgramSet set;
   for (int t = 0; t < tasks; ++t) {
-    TaskGroup task{prefix + "task" + std::to_string(t), "toy.a", "toy", {}};
+    TaskGroup task{prefix + "task" + std::to_string(t), "toy.a", "toy", {}, ""};
     for (int p = 0; p < programs; ++p) {
       TokenMatrix m;
       m.num_tokens = 1 + p % 3;

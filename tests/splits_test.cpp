@@ -22,7 +22,7 @@ ProgramSet MakeSet() {
   for (const auto& [intrinsic, tasks] : intrinsics) {
     for (int t = 0; t < tasks; ++t, ++task_number) {
       TaskGroup group{"task" + std::to_string(task_number), intrinsic,
-                      intrinsic.substr(0, intrinsic.find('.')), {}};
+                      intrinsic.substr(0, intrinsic.find('.')), {}, ""};
       const int programs = 1 + (task_number * 5) % 12;
       for (int p = 0; p < programs; ++p) {
         group.programs.push_back(static_cast<int32_t>(set.size()));
@@ -157,7 +157,9 @@ TEST(TaskSplit, LaterTasksAreAssignedByHashAndNothingMoves) {
   int late_held = 0;
   for (const auto& key : grown.held_out_tasks) {
     late_held += key.rfind("late", 0) == 0;
-    if (key.rfind("late", 0) == 0) EXPECT_LT(TaskHashUnit(3, key), 0.2) << key;
+    if (key.rfind("late", 0) == 0) {
+      EXPECT_LT(TaskHashUnit(3, key), 0.2) << key;
+    }
   }
   EXPECT_GT(late_held, 50);   // about 0.2 * 400 = 80
   EXPECT_LT(late_held, 115);

@@ -23,7 +23,7 @@ inline ProgramSet SyntheticSet(int tasks, int programs, uint64_t seed) {
   std::uniform_real_distribution<float> u(0.f, 4.f);
   ProgramSet set;
   for (int t = 0; t < tasks; ++t) {
-    TaskGroup task{"task" + std::to_string(t), t % 2 ? "toy.a" : "toy.b", "toy", {}};
+    TaskGroup task{"task" + std::to_string(t), t % 2 ? "toy.a" : "toy.b", "toy", {}, ""};
     const double scale = 1e-3 * (1 + t % 5);
     for (int p = 0; p < programs; ++p) {
       TokenMatrix m;

@@ -28,7 +28,7 @@ ProgramSet SyntheticSet() {
   ProgramSet set;
   for (int t = 0; t < 40; ++t) {
     const double task_scale = 1e-4 * (1 + t % 7);
-    set.tasks.push_back({"task" + std::to_string(t), t % 2 ? "x86.vnni" : "x86.avx512", "x86", {}});
+    set.tasks.push_back({"task" + std::to_string(t), t % 2 ? "x86.vnni" : "x86.avx512", "x86", {}, ""});
     for (int p = 0; p < 40; ++p) {
       TokenMatrix tokens;
       tokens.num_tokens = 3;

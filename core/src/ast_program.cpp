@@ -602,7 +602,8 @@ Expected<ProgramSet> AstProgramSet(const PluginSet& plugins, const std::vector<A
     auto tokens = FeaturizeAstProgram(plugins, p);
     if (!tokens.ok()) return tokens.status().WithContext("program " + std::to_string(i));
     const LoadedPlugin* plugin = plugins.ForIntrinsic(p.intrinsic);
-    tasked.push_back({p.task, p.intrinsic, plugin ? plugin->target.name : "", std::move(*tokens), p.latency_s, ""});
+    tasked.push_back({p.task, p.intrinsic, plugin ? plugin->target.name : "", std::move(*tokens), p.latency_s, "",
+                      HardwareKey(p.hardware)});
   }
   return GroupIntoTasks(std::move(tasked));
 }

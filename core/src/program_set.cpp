@@ -14,18 +14,22 @@ namespace ucmoh {
 
 namespace {
 
-// Finds or creates the task `key` in `set`, remembering new ones in `index`.
+// What makes two programs one ranking group (TaskGroup). A task key never
+// holds '\n' (it is one JSON string of a record line), so the pair is unambiguous.
+std::string GroupId(const TaskGroup& group) { return group.key + '\n' + group.hardware; }
+
+// Finds or creates the group of `like` in `set`, remembering new ones in `index`.
 int32_t TaskIndex(ProgramSet& set, std::unordered_map<std::string, int32_t>& index,
                   const TaskGroup& like) {
-  auto [it, inserted] = index.emplace(like.key, static_cast<int32_t>(set.tasks.size()));
-  if (inserted) set.tasks.push_back(TaskGroup{like.key, like.intrinsic, like.target, {}});
+  auto [it, inserted] = index.emplace(GroupId(like), static_cast<int32_t>(set.tasks.size()));
+  if (inserted) set.tasks.push_back(TaskGroup{like.key, like.intrinsic, like.target, {}, like.hardware});
   return it->second;
 }
 
 std::unordered_map<std::string, int32_t> IndexTasks(const ProgramSet& set) {
   std::unordered_map<std::string, int32_t> index;
   for (size_t t = 0; t < set.tasks.size(); ++t)
-    index.emplace(set.tasks[t].key, static_cast<int32_t>(t));
+    index.emplace(GroupId(set.tasks[t]), static_cast<int32_t>(t));
   return index;
 }
 
@@ -114,7 +118,7 @@ ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs) {
   ProgramSet set;
   std::unordered_map<std::string, int32_t> index;
   for (TaskedProgram& p : programs) {
-    const TaskGroup like{p.task, p.intrinsic, p.target, {}};
+    const TaskGroup like{p.task, p.intrinsic, p.target, {}, p.hardware};
     AddProgram(set, TaskIndex(set, index, like), std::move(p.tokens), p.latency_s, std::move(p.key));
   }
   return set;
@@ -161,7 +165,7 @@ Expected<ProgramSet> FeaturizeRecords(const PluginSet& plugins, const std::vecto
     const Record& r = records[i];
     if (!featurized[i].status.ok()) return featurized[i].status.WithContext("record " + std::to_string(i + 1));
     tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(featurized[i].tokens), r.latency.median_s,
-                      std::move(featurized[i].key)});
+                      std::move(featurized[i].key), HardwareKey(r.hardware)});
   }
   return GroupIntoTasks(std::move(tasked));
 }
@@ -185,7 +189,7 @@ Expected<ProgramSet> BuildProgramSet(const PluginSet& plugins, const std::vector
       continue;
     }
     tasked.push_back({r.task.key, r.intrinsic, r.target, std::move(featurized[i].tokens), r.latency.median_s,
-                      std::move(featurized[i].key)});
+                      std::move(featurized[i].key), HardwareKey(r.hardware)});
   }
   ProgramSet set = GroupIntoTasks(std::move(tasked));
   if (failures) *failures = local_failures;

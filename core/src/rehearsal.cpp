@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "ucmoh/task_split.h"
@@ -65,7 +66,9 @@ Expected<ProgramSet> SelectPrograms(const ProgramSet& set, const std::vector<std
 ProgramSet CanonicalOrder(const ProgramSet& set) {
   std::vector<int32_t> tasks(set.tasks.size());
   for (size_t t = 0; t < tasks.size(); ++t) tasks[t] = static_cast<int32_t>(t);
-  std::sort(tasks.begin(), tasks.end(), [&](int32_t a, int32_t b) { return set.tasks[a].key < set.tasks[b].key; });
+  std::sort(tasks.begin(), tasks.end(), [&](int32_t a, int32_t b) {
+    return std::tie(set.tasks[a].key, set.tasks[a].hardware) < std::tie(set.tasks[b].key, set.tasks[b].hardware);
+  });
   std::vector<int32_t> order;
   for (int32_t t : tasks) {
     std::vector<std::pair<std::string, int32_t>> programs;

@@ -68,7 +68,8 @@ Expected<std::vector<float>> ScoreWithBaseline(const EvaluateArgs& args, const P
   return model->Predict(test);
 }
 
-// One JSON line per program, in the set's order: its key, task, intrinsic,
+// One JSON line per program, in the set's order: its key, task, the hardware
+// that timed it (its ranking group is task + hardware, TaskGroup), intrinsic,
 // measured latency and score. Written whole or not at all.
 Status WriteScores(const std::string& path, const ProgramSet& test, const std::vector<float>& scores) {
   std::string lines;
@@ -76,6 +77,7 @@ Status WriteScores(const std::string& path, const ProgramSet& test, const std::v
     const TaskGroup& task = test.tasks[test.task[p]];
     lines += nlohmann::json{{"program", test.ProgramKeyAt(static_cast<int32_t>(p))},
                             {"task", task.key},
+                            {"hardware", task.hardware},
                             {"intrinsic", task.intrinsic},
                             {"latency_s", test.latency_s[p]},
                             {"score", scores[p]}}

@@ -73,7 +73,7 @@ int RunTrain(const GlobalOptions& global, TrainArgs& args) {
   if (!saved.ok()) return Fail(saved);
 
   nlohmann::json out = {{"model", args.output}, {"mode", TransferModeName(args.training.mode)},
-                        {"train_programs", train.size()}, {"train_tasks", train.tasks.size()},
+                        {"train_programs", train.size()}, {"train_tasks", TaskKeys(train).size()},
                         {"epochs_run", report->epochs_run}, {"best_epoch", report->best_epoch},
                         {"best_val_pca", report->best_val_pca}, {"final_train_loss", report->final_train_loss},
                         {"seconds", report->seconds},
@@ -93,7 +93,7 @@ int RunTrain(const GlobalOptions& global, TrainArgs& args) {
   }
   fmt::print("trained {} ({}) on {} programs / {} tasks: {} epochs (best {}, val PCA {:.4f}) in {:.1f}s -> {}\n",
              model->config().architecture, TransferModeName(args.training.mode), train.size(),
-             train.tasks.size(), report->epochs_run, report->best_epoch, report->best_val_pca, report->seconds,
+             TaskKeys(train).size(), report->epochs_run, report->best_epoch, report->best_val_pca, report->seconds,
              args.output);
   if (halves->test.size() > 0) PrintMetricsTable(table, fmt::format("held-out ({} split):", args.data.split));
   return 0;

@@ -13,11 +13,17 @@
 
 namespace ucmoh {
 
+// Programs are ranked against each other only when one machine timed them:
+// a group is a task key *and* the HardwareKey (target.h) of the machine its
+// latencies came from, so two hosts' records of one task are two groups (one
+// host's latencies never rank another's). Splits by task still go by `key`
+// alone, so a held-out task is held out on every host.
 struct TaskGroup {
   std::string key;
   std::string intrinsic;
   std::string target;
   std::vector<int32_t> programs;  // indices into ProgramSet::tokens
+  std::string hardware;           // HardwareKey of the timing machine; "" for sets built by hand
 };
 
 struct ProgramSet {
@@ -48,7 +54,7 @@ struct ProgramSet {
   // Distinct intrinsics, in first-seen order.
   std::vector<std::string> Intrinsics() const;
 
-  // Appends another set (tasks with the same key are merged).
+  // Appends another set (groups with the same key and hardware are merged).
   void Append(const ProgramSet& other);
 };
 
@@ -63,10 +69,11 @@ struct TaskedProgram {
   TokenMatrix tokens;
   double latency_s = 0;  // 0: not measured (can be scored, not trained on)
   std::string key;       // ProgramKey, or "" (see ProgramSet::program_key)
+  std::string hardware;  // HardwareKey of the machine that timed it, or "" (see TaskGroup)
 };
 
-// Groups programs into tasks by key, tasks in first-seen order, programs in
-// input order.
+// Groups programs by task key and hardware (TaskGroup), groups in first-seen
+// order, programs in input order.
 ProgramSet GroupIntoTasks(std::vector<TaskedProgram> programs);
 
 // Every record featurized, in input order, grouped into tasks; latencies kept
