@@ -14,9 +14,11 @@ namespace ucmoh {
 
 namespace {
 
-// What makes two programs one ranking group (TaskGroup). A task key never
-// holds '\n' (it is one JSON string of a record line), so the pair is unambiguous.
-std::string GroupId(const TaskGroup& group) { return group.key + '\n' + group.hardware; }
+// What makes two programs one ranking group (TaskGroup). The key's length
+// leads, so no task key and hardware key can run into another pair's.
+std::string GroupId(const TaskGroup& group) {
+  return std::to_string(group.key.size()) + ':' + group.key + group.hardware;
+}
 
 // Finds or creates the group of `like` in `set`, remembering new ones in `index`.
 int32_t TaskIndex(ProgramSet& set, std::unordered_map<std::string, int32_t>& index,
