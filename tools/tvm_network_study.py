@@ -23,6 +23,13 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  tools/tvm-network-study-learn): the second tuning session, never
                  updated online (as ucmoh-frozen, the way docs/compilers.md tunes)
 
+The search is MetaSchedule's EvolutionarySearch; --eps-greedy sets the share of
+each batch it draws at random from its fresh design-space samples instead of the
+cost model's best. MetaSchedule floors that share times the batch to a count,
+so its default (0.05) picks no random candidate at all from a batch under 20:
+the study's batches of 16 explore only through the cost model. A run with
+another value is its own model in the results: `ucmoh+xgb@eps0.25`.
+
 Each run appends one JSON line to OUT/network_results.jsonl (resumable:
 finished runs are skipped; an interrupted run starts again) with every trial
 in measurement order: (task index, latency or null when it failed, seconds
@@ -51,6 +58,7 @@ from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.networks import tasks as network_tasks
 
+DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
 MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
@@ -127,13 +135,20 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
+def run_label(kind, eps_greedy):
+    """The run's model name in the results: the cost model, and the search's
+    random share where it is not MetaSchedule's default."""
+    return kind if eps_greedy == DEFAULT_EPS_GREEDY else f"{kind}@eps{eps_greedy:g}"
+
+
 def tune_network(network, dtype, kind, seed, args):
     """One tuning run of every task of `network`; returns its result row."""
     target = host_target(dtype)
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{kind}-s{seed}")
+    label = run_label(kind, args.eps_greedy)
+    work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
     names = [t.name for t in chosen]
@@ -142,7 +157,7 @@ def tune_network(network, dtype, kind, seed, args):
         mod = tvm.IRModule({"main": task.prim_func()})
         contexts.append(ms.TuneContext(mod=mod, target=target, space_generator=_space(mod, target, dtype),
                                        search_strategy=ms.search_strategy.EvolutionarySearch(
-                                           population_size=args.population),
+                                           population_size=args.population, eps_greedy=args.eps_greedy),
                                        task_name=task.name, rand_state=rand_state, num_threads=1, logger=logger))
     start = time.perf_counter()
     log = TrialLog(start)
@@ -151,7 +166,8 @@ def tune_network(network, dtype, kind, seed, args):
                   builder=_builder(args.protocol),
                   runner=_runner(args.protocol), cost_model=model,
                   measure_callbacks=MeasureCallback.create("default") + [log])
-    row = {"network": network, "dtype": dtype, "model": kind, "seed": seed, "tasks": names,
+    row = {"network": network, "dtype": dtype, "model": label, "cost_model": kind, "eps_greedy": args.eps_greedy,
+           "seed": seed, "tasks": names,
            "weights": [t.weights[network] for t in chosen], "trials_per_task": args.trials_per_task,
            "per_iter": args.per_iter, "build_workers": args.protocol.build_workers,
            "build_timeout": args.protocol.build_timeout,
@@ -194,6 +210,9 @@ def main(argv=None):
     p.add_argument("--trials-per-task", type=int, default=64)
     p.add_argument("--per-iter", type=int, default=16)
     p.add_argument("--population", type=int, default=128)
+    p.add_argument("--eps-greedy", type=float, default=DEFAULT_EPS_GREEDY,
+                   help="share of each batch drawn at random from the search's fresh samples "
+                        f"(MetaSchedule's default {DEFAULT_EPS_GREEDY}: none from a batch under 20)")
     # The study's figures build on the one tuning core with the collector's time-out;
     # the CI test builds on both cores (its barely trained model picks candidates
     # LLVM needs up to a minute for, and building them one at a time was its bulk).
@@ -212,6 +231,9 @@ def main(argv=None):
         print(f"tvm-study: --build-workers and --build-timeout must be at least 1 "
               f"(got {args.protocol.build_workers}, {args.protocol.build_timeout})", file=sys.stderr)
         return 2
+    if not 0 <= args.eps_greedy <= 1:
+        print(f"tvm-study: --eps-greedy must be between 0 and 1 (got {args.eps_greedy:g})", file=sys.stderr)
+        return 2
     unknown = [m for m in args.models.split(",") if m not in MODELS]
     if unknown:
         print(f"tvm-study: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})", file=sys.stderr)
@@ -226,7 +248,7 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, kind, seed) in done:
+                if (network, args.dtype, run_label(kind, args.eps_greedy), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)
@@ -235,7 +257,7 @@ def main(argv=None):
                     return 2
                 _append_line(path, json.dumps(row) + "\n")
                 ok = sum(1 for t in row["trials"] if t[1] is not None)
-                print(f"{network} {args.dtype} {kind} seed {seed}: {ok} of {len(row['trials'])} trials measured, "
+                print(f"{network} {args.dtype} {row['model']} seed {seed}: {ok} of {len(row['trials'])} trials measured, "
                       f"{row['wall_s']:.0f} s (cost model {row['cost_model_s']:.0f} s)", flush=True)
     return 0
 

@@ -48,7 +48,7 @@ grep -q "unknown network 'alexnet'" "$work/err.txt"
 
 # An unknown network, a model without its file, or no builder: one line, nothing written.
 for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained" \
-    "--networks bert_base --models random --build-workers 0"; do
+    "--networks bert_base --models random --build-workers 0" "--networks bert_base --models random --eps-greedy 1.5"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
@@ -92,13 +92,18 @@ PY
 
 # 3b. ucmoh+xgb: the pulled model, never updated, and XGBModel learning online,
 # chosen per task by the measured pairs each ranked right before learning them
-# (32 trials, 8 a batch: XGBModel ranks from its 16th sample, so two batches count).
+# (32 trials, 8 a batch: XGBModel ranks from its 16th sample, so two batches count),
+# with a search that draws a quarter of each batch at random (two of eight; at
+# MetaSchedule's 0.05 none): a run of its own, labelled by it.
 "$py" tools/tvm_network_study.py --pulled "$work/pulled" --plugins "$src/plugins.json" --out "$work/study" \
   --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb --seeds 0 "${fast_builds[@]}" \
+  --eps-greedy 0.25 \
   > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
 "$py" - "$work/study/network_results.jsonl" <<'PY'
 import json, sys
-row = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb"][0]
+row = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb@eps0.25"][0]
+assert (row["cost_model"], row["eps_greedy"]) == ("ucmoh+xgb", 0.25), row
+assert row["database"].endswith("/ucmoh+xgb@eps0.25-s0"), row["database"]
 assert len(row["trials"]) == 32 and row["measured"] >= 24, (len(row["trials"]), row["measured"])  # XGBModel learned
 assert row["converted"] > 0 and row["predicted"] >= 32, row  # the pulled model ranked
 choice = row["choices"]["bert_base.dense.m128n768k768.bias"]
@@ -120,7 +125,7 @@ lines=$(wc -l < "$work/study/network_results.jsonl")
 
 # 5. The summary reads the runs (racing random's final network latency).
 "$py" tools/plot-tvm-network-study "$work/study" --reference random --svg-dir "$work/svg" | tee "$work/table.md"
-grep -q "^| ucmoh (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
+grep -q "^| ucmoh (1 run) | " "$work/table.md" && grep -q "^| ucmoh+xgb@eps0.25 (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
   || { echo "FAIL: no summary of the study"; exit 1; }
 # --networks keeps only the networks named: none of these runs is resnet18's.
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
@@ -128,7 +133,7 @@ grep -q "^| ucmoh (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-st
   || { echo "FAIL: --networks resnet18 did not leave out bert_base's runs"; exit 1; }
 # 6. How the pulled model ranks what a search measured (tools/held_out_pca.py
 # --records): the ucmoh+xgb run's database, imported as records, scored per task.
-"$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh+xgb-s0" -o "$work/tuned.jsonl" > /dev/null
+"$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh+xgb@eps0.25-s0" -o "$work/tuned.jsonl" > /dev/null
 "$py" tools/held_out_pca.py --pulled "$work/pulled" --plugins "$src/plugins.json" \
   --records "$work/tuned.jsonl" --json "$work/tuned-pca.json" > /dev/null
 "$py" - "$work/tuned-pca.json" "$work/tuned.jsonl" <<'PY'
