@@ -176,7 +176,8 @@ def tune_network(network, dtype, kind, seed, args):
     if isinstance(model, Timed):
         row["cost_model_split"] = dict(model.split)  # predict (the search's scoring) and update seconds
     if kind.startswith("ucmoh"):
-        row.update(model_dir=args.learned if kind == "ucmoh-learned" else args.pulled,
+        model_dir = args.learned if kind == "ucmoh-learned" else args.pulled
+        row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured)
     if kind == "ucmoh":
@@ -185,6 +186,13 @@ def tune_network(network, dtype, kind, seed, args):
         row["choices"] = model.choices()  # per task: the model that ranked it at the end, both accuracies
         row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
     return row
+
+
+def pulled_sha256(model_dir):
+    """The pulled version's weights digest (its manifest): which pretraining a run
+    used, since two pretrainings of the same data can tune differently."""
+    with open(os.path.join(model_dir, "manifest.json")) as f:
+        return json.load(f)["model_pt_sha256"]
 
 
 def _append_line(path, line):

@@ -99,10 +99,11 @@ PY
   --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb --seeds 0 "${fast_builds[@]}" \
   --eps-greedy 0.25 \
   > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
-"$py" - "$work/study/network_results.jsonl" <<'PY'
+"$py" - "$work/study/network_results.jsonl" "$work/pulled/manifest.json" <<'PY'
 import json, sys
 row = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb@eps0.25"][0]
 assert (row["cost_model"], row["eps_greedy"]) == ("ucmoh+xgb", 0.25), row
+assert row["model_sha256"] == json.load(open(sys.argv[2]))["model_pt_sha256"], row  # which pretraining ran
 assert row["database"].endswith("/ucmoh+xgb@eps0.25-s0"), row["database"]
 assert len(row["trials"]) == 32 and row["measured"] >= 24, (len(row["trials"]), row["measured"])  # XGBModel learned
 assert row["converted"] > 0 and row["predicted"] >= 32, row  # the pulled model ranked
