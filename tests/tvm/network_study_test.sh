@@ -128,6 +128,10 @@ lines=$(wc -l < "$work/study/network_results.jsonl")
 "$py" tools/plot-tvm-network-study "$work/study" --reference random --svg-dir "$work/svg" | tee "$work/table.md"
 grep -q "^| ucmoh (1 run) | " "$work/table.md" && grep -q "^| ucmoh+xgb@eps0.25 (1 run) | " "$work/table.md" && [[ -s $work/svg/tvm-network-study-bert_base-float32.svg ]] \
   || { echo "FAIL: no summary of the study"; exit 1; }
+# --per-task: each task's best per model, and the tasks each run won against the reference's.
+"$py" tools/plot-tvm-network-study "$work/study" --reference random --per-task > "$work/per-task.md"
+grep -q "^| \`bert_base\.[^|]*\` (×[0-9]*) | [0-9]" "$work/per-task.md" && grep -q "^| tasks won against random (by seed) | " "$work/per-task.md" \
+  || { echo "FAIL: --per-task printed no per-task table"; cat "$work/per-task.md"; exit 1; }
 # --networks keeps only the networks named: none of these runs is resnet18's.
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
   && grep -q "no network has a random run" "$work/networks.err" \
