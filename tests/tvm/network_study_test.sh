@@ -54,6 +54,13 @@ for bad in "--networks alexnet --models random" "--networks bert_base --models m
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
 done
 
+# A study of the baselines alone pulls no model: with no registry at all, what
+# stops it is the study's own one line, not a failed pull.
+if OUT=$work/baselines REGISTRY=$work/absent.db tools/tvm-study --networks alexnet --models xgb \
+    > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted --networks alexnet"; exit 1; fi
+[[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/baselines/pulled ]] || { echo "FAIL: a baselines-only study pulled:"; cat "$work/err.txt"; exit 1; }
+grep -q "unknown network 'alexnet'" "$work/err.txt"
+
 # 2. A registry version that learned the rest (a slice, two epochs: CI time).
 export UCMOH_REGISTRY=$work/registry.db
 "$registry" init
