@@ -56,10 +56,15 @@ done
 
 # A study of the baselines alone pulls no model: with no registry at all, what
 # stops it is the study's own one line, not a failed pull.
-if OUT=$work/baselines REGISTRY=$work/absent.db tools/tvm-study --networks alexnet --models xgb \
-    > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted --networks alexnet"; exit 1; fi
-[[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/baselines/pulled ]] || { echo "FAIL: a baselines-only study pulled:"; cat "$work/err.txt"; exit 1; }
-grep -q "unknown network 'alexnet'" "$work/err.txt"
+# Both argument forms: "--models xgb" and "--networks=... --models=xgb".
+for form in "--networks alexnet --models xgb" "--networks=alexnet --models=xgb"; do
+  # shellcheck disable=SC2086  # the form is split into its arguments on purpose
+  if OUT=$work/baselines REGISTRY=$work/absent.db tools/tvm-study $form \
+      > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $form"; exit 1; fi
+  [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/baselines/pulled ]] \
+    || { echo "FAIL: a baselines-only study ($form) pulled:"; cat "$work/err.txt"; exit 1; }
+  grep -q "unknown network 'alexnet'" "$work/err.txt"
+done
 
 # 2. A registry version that learned the rest (a slice, two epochs: CI time).
 export UCMOH_REGISTRY=$work/registry.db
