@@ -30,6 +30,12 @@ so its default (0.05) picks no random candidate at all from a batch under 20:
 the study's batches of 16 explore only through the cost model. A run with
 another value is its own model in the results: `ucmoh+xgb@eps0.25`.
 
+The registry's models give the search their scores as ucmoh.tvm.SearchFitness
+(positive, on one scale per task: what the search expects of a cost model);
+--raw-scores gives it the network's logits as they are, which the search clips
+at 0, as every run before 2026-12-03 did: `ucmoh+xgb@raw@eps0.25`. Each row of
+a registry model says which in "scores".
+
 Each run appends one JSON line to OUT/network_results.jsonl (resumable:
 finished runs are skipped; an interrupted run starts again) with every trial
 in measurement order: (task index, latency or null when it failed, seconds
@@ -56,6 +62,7 @@ from tvm.s_tir.meta_schedule.utils import fork_seed
 from ucmoh.tvm import CostModel, ModelChoice
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
+from ucmoh.tvm.search_fitness import ScoreTally
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
@@ -86,6 +93,7 @@ class Timed(PyCostModel):
         super().__init__()
         self.inner = inner
         self.split = {"predict": 0.0, "update": 0.0}  # seconds by method
+        self.handed = ScoreTally()  # what predict returned to the search
 
     @property
     def seconds(self):
@@ -108,19 +116,22 @@ class Timed(PyCostModel):
         self._timed("update", context, candidates, results)
 
     def predict(self, context, candidates):
-        return self._timed("predict", context, candidates)
+        scores = self._timed("predict", context, candidates)
+        self.handed.add(scores)
+        return scores
 
 
 def cost_model(kind, args, target, seed):
+    raw = args.raw_scores
     if kind in ("ucmoh", "ucmoh-frozen"):
-        return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh")
+        return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh", raw_scores=raw)
     if kind in ("ucmoh+xgb", "ucmoh+xgb-w16"):  # -w16: each task's first 16 candidates at random
-        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False),
+        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=raw),
                            warmup=16 if kind.endswith("-w16") else 0, seed=seed)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
-        return CostModel(args.learned, None, target, plugins=args.plugins, learn=False)
+        return CostModel(args.learned, None, target, plugins=args.plugins, learn=False, raw_scores=raw)
     if kind == "xgb":
         return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
     if kind == "xgb-w16":
@@ -135,10 +146,12 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
-def run_label(kind, eps_greedy):
-    """The run's model name in the results: the cost model, and the search's
+def run_label(kind, eps_greedy, raw_scores=False):
+    """The run's model name in the results: the cost model, `@raw` where a
+    registry model's logits reached the search as they are, and the search's
     random share where it is not MetaSchedule's default."""
-    return kind if eps_greedy == DEFAULT_EPS_GREEDY else f"{kind}@eps{eps_greedy:g}"
+    label = f"{kind}@raw" if raw_scores and kind.startswith("ucmoh") else kind
+    return label if eps_greedy == DEFAULT_EPS_GREEDY else f"{label}@eps{eps_greedy:g}"
 
 
 def tune_network(network, dtype, kind, seed, args):
@@ -147,7 +160,7 @@ def tune_network(network, dtype, kind, seed, args):
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    label = run_label(kind, args.eps_greedy)
+    label = run_label(kind, args.eps_greedy, args.raw_scores)
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -175,11 +188,15 @@ def tune_network(network, dtype, kind, seed, args):
            "wall_s": time.perf_counter() - start, "cost_model_s": model.seconds, "database": work}
     if isinstance(model, Timed):
         row["cost_model_split"] = dict(model.split)  # predict (the search's scoring) and update seconds
+        row["handed_scores"] = model.handed.summary()
     if kind.startswith("ucmoh"):
         model_dir = args.learned if kind == "ucmoh-learned" else args.pulled
         row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
+                   scores="raw" if args.raw_scores else "fitness",
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured)
+        prior = model.prior if kind.startswith("ucmoh+xgb") else model  # the registry model's CostModel
+        row.update(logits=prior.logits.summary(), handed_scores=prior.handed.summary())
     if kind == "ucmoh":
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
     if kind.startswith("ucmoh+xgb"):
@@ -227,6 +244,8 @@ def main(argv=None):
     p.add_argument("--build-workers", type=int, default=1, help="candidates built side by side")
     p.add_argument("--build-timeout", type=int,
                    help="seconds before a build is killed and its trial fails (default: the collector's)")
+    p.add_argument("--raw-scores", action="store_true",
+                   help="give the search a registry model's logits as they are (runs before 2026-12-03), not their fitness")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -256,7 +275,7 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, run_label(kind, args.eps_greedy), seed) in done:
+                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)

@@ -98,6 +98,14 @@ assert abs(sum(r["cost_model_split"].values()) - r["cost_model_s"]) < 1e-6, r["c
 u = rows["ucmoh"]
 assert u["converted"] > 0 and u["predicted"] >= 16 and u["measured"] >= 8, u  # ranked and learned online
 assert 0 < u["cost_model_s"] < u["wall_s"]
+# The search got the logits' fitness: every score it read positive (it clips the rest to 0).
+assert u["scores"] == "fitness" and u["logits"]["scores"] == u["handed_scores"]["scores"] == u["predicted"], u
+assert u["handed_scores"]["not_positive"] == 0 and u["handed_scores"]["calls_all_not_positive"] == 0, u
+assert r["handed_scores"]["scores"] > 0, r  # a MetaSchedule model's scores are tallied too
+sys.path.insert(0, "tools")
+from tvm_network_study import run_label  # a run whose search read the raw logits is a model of its own
+assert run_label("ucmoh+xgb", 0.25, raw_scores=True) == "ucmoh+xgb@raw@eps0.25"
+assert run_label("xgb", 0.25, raw_scores=True) == "xgb@eps0.25" and run_label("ucmoh", 0.05) == "ucmoh"
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
 PY
@@ -114,7 +122,7 @@ PY
 "$py" - "$work/study/network_results.jsonl" "$work/pulled/manifest.json" <<'PY'
 import json, sys
 row = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb@eps0.25"][0]
-assert (row["cost_model"], row["eps_greedy"]) == ("ucmoh+xgb", 0.25), row
+assert (row["cost_model"], row["eps_greedy"], row["scores"]) == ("ucmoh+xgb", 0.25, "fitness"), row
 assert row["model_sha256"] == json.load(open(sys.argv[2]))["model_pt_sha256"], row  # which pretraining ran
 assert row["database"].endswith("/ucmoh+xgb@eps0.25-s0"), row["database"]
 assert len(row["trials"]) == 32 and row["measured"] >= 24, (len(row["trials"]), row["measured"])  # XGBModel learned

@@ -13,6 +13,7 @@ import tvm.s_tir.meta_schedule as ms
 from test_tir_to_ast import matmul
 from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
+from ucmoh.tvm.search_fitness import SearchFitness
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -30,10 +31,43 @@ class Tuning(unittest.TestCase):
         self.assertGreaterEqual(model.measured, 4)
         self.assertGreaterEqual(model.model.info["updates"], 1)
         self.assertGreater(model.seconds, 0)
+        self.assertEqual(model.fitness.references, {})  # the update after the last batch dropped them
         saved = os.path.join(WORK, "model.json")
         model.save(saved)  # a registry version
         model.load(saved)
         self.assertEqual(model.model.info["registry_version"], 2)
+
+
+class Fitness(unittest.TestCase):
+    """SearchFitness: what MetaSchedule's search reads of the registry model's logits."""
+
+    def test_it_is_positive_and_keeps_the_logits_order(self):
+        logits = np.linspace(-40.0, 5.0, 64)  # mostly negative: the search would clip them to 0
+        fitness = SearchFitness()("t", logits)
+        self.assertTrue(np.all(fitness > 0))
+        self.assertTrue(np.all(np.diff(fitness) > 0))
+
+    def test_calls_until_a_reset_share_the_first_populations_scale(self):
+        fit = SearchFitness(temperature=1.0)
+        first = fit("t", np.arange(64.0))
+        later = fit("t", np.array([63.0, 0.0, 1000.0]))  # a better generation: on the same scale, not rescaled
+        self.assertAlmostEqual(later[0], first[63])
+        self.assertAlmostEqual(later[1], first[0])
+        self.assertGreater(later[2], first[63])
+        other = fit("u", np.arange(64.0) * 10)  # another task has its own reference
+        self.assertAlmostEqual(other[63], first[63])
+        fit.reset()
+        self.assertAlmostEqual(fit("t", np.arange(64.0) + 5)[63], first[63])  # a new reference after the reset
+
+    def test_a_small_batch_makes_no_reference_and_ties_score_one(self):
+        fit = SearchFitness()
+        self.assertEqual(fit("t", np.array([1.0, 1.0])).tolist(), [1.0, 1.0])
+        self.assertEqual(fit.references, {})  # a judged batch of two is no population
+        wide = fit("t", np.linspace(0.0, 64.0, 64))
+        self.assertIn("t", fit.references)
+        self.assertAlmostEqual(float(np.median(wide)), 1.0, places=1)  # the median candidate scores about 1
+        with self.assertRaises(ValueError):
+            SearchFitness(temperature=0)
 
 
 class ChoosingPerTask(unittest.TestCase):

@@ -10,7 +10,9 @@
 multiply-accumulates the target's vector FMA (x86.avx2 / x86.avx512 /
 arm.neon). `CostModel` is a MetaSchedule PyCostModel whose predict scores
 those ASTs through libucmoh and whose update is libucmoh's online update
-(under the version's forgetting control). `ModelChoice` ranks each task with
+(under the version's forgetting control); it hands the search each score as
+`SearchFitness` (positive, one scale per task: how MetaSchedule reads a cost
+model's output). `ModelChoice` ranks each task with
 that model kept as pulled or with MetaSchedule's XGBModel learning online,
 whichever has ranked more of the task's measured pairs right. Written for apache-tvm 0.27
 (tools/setup-tvm); docs/compilers.md ("TVM") says what is converted and what

@@ -11,6 +11,7 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 import ucmoh
 
 from .database import runner_latency
+from .search_fitness import ScoreTally, SearchFitness
 from .tir_to_ast import tir_to_ast
 
 _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations of a 512-candidate search
@@ -20,11 +21,18 @@ _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations 
 class CostModel(PyCostModel):
     """MetaSchedule's cost model interface over a registry version (or a pulled model)."""
 
-    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=0, learn=True):
+    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=0, learn=True, raw_scores=False):
         """learn=False: `update` learns nothing (the model stays as pulled).
-        update_epochs: epochs of each online update (0: libucmoh's default, 2)."""
+        update_epochs: epochs of each online update (0: libucmoh's default, 2).
+        raw_scores=True: `predict` returns the network's ranking logits as they
+        are, which MetaSchedule's search clips at 0 (what this class did before
+        2026-12-03; kept for the tuning study's comparison); by default it
+        returns their SearchFitness, which the search reads as it reads
+        XGBModel's predicted throughput."""
         super().__init__()
         self.learn = learn
+        self.fitness = None if raw_scores else SearchFitness()
+        self.logits, self.handed = ScoreTally(), ScoreTally()  # the network's scores; what predict returned
         self.path, self.ref, self.plugins = path, ref, plugins
         self.model = ucmoh.open(path, ref, plugins)
         self.target = target
@@ -60,9 +68,14 @@ class CostModel(PyCostModel):
         start = time.perf_counter()
         programs = [self._program(context, c) for c in candidates]
         scores = self.model.score("\n".join(programs) + "\n") if programs else np.zeros(0, dtype=np.float32)
+        scores = scores.astype("float64")
+        self.logits.add(scores)
+        if self.fitness is not None:
+            scores = self.fitness(str(context.task_name), scores)
+        self.handed.add(scores)
         self.predicted += len(programs)
         self.predict_seconds += time.perf_counter() - start
-        return scores.astype("float64")
+        return scores
 
     def update(self, context, candidates, results):
         start = time.perf_counter()
@@ -73,6 +86,8 @@ class CostModel(PyCostModel):
             latencies = [latency for _, latency in measured]
             self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)
             self.measured += len(measured)
+            if self.fitness is not None:
+                self.fitness.reset()  # every task's logits moved
         self.update_seconds += time.perf_counter() - start
 
     @property
@@ -90,3 +105,5 @@ class CostModel(PyCostModel):
         with open(path) as f:
             saved = json.load(f)
         self.model = ucmoh.open(saved["registry"], saved["ref"], self.plugins)
+        if self.fitness is not None:
+            self.fitness.reset()
