@@ -191,12 +191,14 @@ def tune_network(network, dtype, kind, seed, args):
         row["handed_scores"] = model.handed.summary()
     if kind.startswith("ucmoh"):
         model_dir = args.learned if kind == "ucmoh-learned" else args.pulled
+        # The registry model's CostModel; in the choice its tallies are its own
+        # predictions (the tasks it ranked, and the batches it judged), not XGBModel's.
+        prior = model.prior if kind.startswith("ucmoh+xgb") else model
         row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
-                   scores="raw" if args.raw_scores else "fitness",
+                   scores="raw" if prior.fitness is None else "fitness",
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
-                   predicted=model.predicted, measured=model.measured)
-        prior = model.prior if kind.startswith("ucmoh+xgb") else model  # the registry model's CostModel
-        row.update(logits=prior.logits.summary(), handed_scores=prior.handed.summary())
+                   predicted=model.predicted, measured=model.measured,
+                   logits=prior.logits.summary(), handed_scores=prior.handed.summary())
     if kind == "ucmoh":
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
     if kind.startswith("ucmoh+xgb"):
