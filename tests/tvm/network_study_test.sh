@@ -152,6 +152,16 @@ grep -q "^| ucmoh (1 run) | " "$work/table.md" && grep -q "^| ucmoh+xgb@eps0.25 
 "$py" tools/plot-tvm-network-study "$work/study" --reference random --per-task > "$work/per-task.md"
 grep -q "^| \`bert_base\.[^|]*\` (×[0-9]*) | [0-9]" "$work/per-task.md" && grep -q "^| tasks won against random (by seed) | " "$work/per-task.md" \
   || { echo "FAIL: --per-task printed no per-task table"; cat "$work/per-task.md"; exit 1; }
+# --label-raw: a registry model's row from before the fitness (no "scores") is its @raw run;
+# a baseline's row keeps its label, and so does every row without the flag.
+"$py" -c 'import json, sys
+for line in open(sys.argv[1]):
+    row = json.loads(line); row.pop("scores", None); print(json.dumps(row))' \
+  "$work/study/network_results.jsonl" > "$work/old-rows.jsonl"
+"$py" tools/plot-tvm-network-study "$work/old-rows.jsonl" --reference random --label-raw > "$work/raw.md"
+grep -q "^| ucmoh@raw (1 run) | " "$work/raw.md" && grep -q "^| ucmoh+xgb@raw@eps0.25 (1 run) | " "$work/raw.md" \
+  && grep -q "^| random (1 run) | " "$work/raw.md" && ! grep -q "^| ucmoh (1 run) | " "$work/raw.md" \
+  || { echo "FAIL: --label-raw did not name the rows without scores @raw"; cat "$work/raw.md"; exit 1; }
 # --networks keeps only the networks named: none of these runs is resnet18's.
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
   && grep -q "no network has a random run" "$work/networks.err" \
