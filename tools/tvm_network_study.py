@@ -33,8 +33,9 @@ another value is its own model in the results: `ucmoh+xgb@eps0.25`.
 The registry's models give the search their scores as ucmoh.tvm.SearchFitness
 (positive, on one scale per task: what the search expects of a cost model);
 --raw-scores gives it the network's logits as they are, which the search clips
-at 0, as every run before 2026-12-03 did: `ucmoh+xgb@raw@eps0.25`. Each row of
-a registry model says which in "scores".
+at 0, as every run before 2026-12-03 did: `ucmoh+xgb@raw@eps0.25`; and
+--fitness-temperature T another temperature of the fitness: `ucmoh-frozen@T4`.
+Each row of a registry model says which in "scores" (and "fitness_temperature").
 
 Each run appends one JSON line to OUT/network_results.jsonl (resumable:
 finished runs are skipped; an interrupted run starts again) with every trial
@@ -62,7 +63,7 @@ from tvm.s_tir.meta_schedule.utils import fork_seed
 from ucmoh.tvm import CostModel, ModelChoice
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
-from ucmoh.tvm.search_fitness import ScoreTally
+from ucmoh.tvm.search_fitness import TEMPERATURE, ScoreTally
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
@@ -122,16 +123,16 @@ class Timed(PyCostModel):
 
 
 def cost_model(kind, args, target, seed):
-    raw = args.raw_scores
+    scores = dict(raw_scores=args.raw_scores, fitness_temperature=args.fitness_temperature)
     if kind in ("ucmoh", "ucmoh-frozen"):
-        return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh", raw_scores=raw)
+        return CostModel(args.pulled, None, target, plugins=args.plugins, learn=kind == "ucmoh", **scores)
     if kind in ("ucmoh+xgb", "ucmoh+xgb-w16"):  # -w16: each task's first 16 candidates at random
-        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=raw),
+        return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, **scores),
                            warmup=16 if kind.endswith("-w16") else 0, seed=seed)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
-        return CostModel(args.learned, None, target, plugins=args.plugins, learn=False, raw_scores=raw)
+        return CostModel(args.learned, None, target, plugins=args.plugins, learn=False, **scores)
     if kind == "xgb":
         return Timed(ms.cost_model.XGBModel(num_tuning_cores=1))
     if kind == "xgb-w16":
@@ -146,11 +147,16 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
-def run_label(kind, eps_greedy, raw_scores=False):
+def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE):
     """The run's model name in the results: the cost model, `@raw` where a
-    registry model's logits reached the search as they are, and the search's
+    registry model's logits reached the search as they are, `@T<t>` where their
+    fitness had another temperature than SearchFitness's, and the search's
     random share where it is not MetaSchedule's default."""
-    label = f"{kind}@raw" if raw_scores and kind.startswith("ucmoh") else kind
+    label = kind
+    if kind.startswith("ucmoh") and raw_scores:
+        label += "@raw"
+    elif kind.startswith("ucmoh") and temperature != TEMPERATURE:
+        label += f"@T{temperature:g}"
     return label if eps_greedy == DEFAULT_EPS_GREEDY else f"{label}@eps{eps_greedy:g}"
 
 
@@ -160,7 +166,7 @@ def tune_network(network, dtype, kind, seed, args):
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    label = run_label(kind, args.eps_greedy, args.raw_scores)
+    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature)
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -196,6 +202,7 @@ def tune_network(network, dtype, kind, seed, args):
         prior = model.prior if kind.startswith("ucmoh+xgb") else model
         row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
                    scores="raw" if prior.fitness is None else "fitness",
+                   fitness_temperature=None if prior.fitness is None else prior.fitness.temperature,
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured,
                    logits=prior.logits.summary(), handed_scores=prior.handed.summary())
@@ -248,6 +255,9 @@ def main(argv=None):
                    help="seconds before a build is killed and its trial fails (default: the collector's)")
     p.add_argument("--raw-scores", action="store_true",
                    help="give the search a registry model's logits as they are (runs before 2026-12-03), not their fitness")
+    p.add_argument("--fitness-temperature", type=float, default=TEMPERATURE,
+                   help=f"the registry model's SearchFitness temperature (default {TEMPERATURE:g}; lower: the "
+                        "search draws its parents more from the model's best); another value is a run of its own (@T)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -259,6 +269,10 @@ def main(argv=None):
     if args.protocol.build_workers < 1 or args.protocol.build_timeout < 1:
         print(f"tvm-study: --build-workers and --build-timeout must be at least 1 "
               f"(got {args.protocol.build_workers}, {args.protocol.build_timeout})", file=sys.stderr)
+        return 2
+    if not args.fitness_temperature > 0 or (args.raw_scores and args.fitness_temperature != TEMPERATURE):
+        print(f"tvm-study: --fitness-temperature must be positive and needs the fitness, not --raw-scores "
+              f"(got {args.fitness_temperature:g})", file=sys.stderr)
         return 2
     if not 0 <= args.eps_greedy <= 1:
         print(f"tvm-study: --eps-greedy must be between 0 and 1 (got {args.eps_greedy:g})", file=sys.stderr)
@@ -277,7 +291,7 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores), seed) in done:
+                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)

@@ -48,7 +48,9 @@ grep -q "unknown network 'alexnet'" "$work/err.txt"
 
 # An unknown network, a model without its file, or no builder: one line, nothing written.
 for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained" \
-    "--networks bert_base --models random --build-workers 0" "--networks bert_base --models random --eps-greedy 1.5"; do
+    "--networks bert_base --models random --build-workers 0" "--networks bert_base --models random --eps-greedy 1.5" \
+    "--networks bert_base --models ucmoh --fitness-temperature 0" \
+    "--networks bert_base --models ucmoh --raw-scores --fitness-temperature 4"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
@@ -106,6 +108,8 @@ sys.path.insert(0, "tools")
 from tvm_network_study import run_label  # a run whose search read the raw logits is a model of its own
 assert run_label("ucmoh+xgb", 0.25, raw_scores=True) == "ucmoh+xgb@raw@eps0.25"
 assert run_label("xgb", 0.25, raw_scores=True) == "xgb@eps0.25" and run_label("ucmoh", 0.05) == "ucmoh"
+assert run_label("ucmoh-frozen", 0.25, temperature=4) == "ucmoh-frozen@T4@eps0.25" and u["fitness_temperature"] == 2, u
+assert run_label("xgb", 0.05, temperature=4) == "xgb"  # a MetaSchedule model has no fitness
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
 PY

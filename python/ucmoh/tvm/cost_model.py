@@ -11,7 +11,7 @@ from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 import ucmoh
 
 from .database import runner_latency
-from .search_fitness import ScoreTally, SearchFitness
+from .search_fitness import TEMPERATURE, ScoreTally, SearchFitness
 from .tir_to_ast import tir_to_ast
 
 _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations of a 512-candidate search
@@ -21,17 +21,19 @@ _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations 
 class CostModel(PyCostModel):
     """MetaSchedule's cost model interface over a registry version (or a pulled model)."""
 
-    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=0, learn=True, raw_scores=False):
+    def __init__(self, path, ref=None, target=None, plugins=None, update_epochs=0, learn=True, raw_scores=False,
+                 fitness_temperature=TEMPERATURE):
         """learn=False: `update` learns nothing (the model stays as pulled).
         update_epochs: epochs of each online update (0: libucmoh's default, 2).
         raw_scores=True: `predict` returns the network's ranking logits as they
         are, which MetaSchedule's search clips at 0 (what this class did before
         2026-12-03; kept for the tuning study's comparison); by default it
         returns their SearchFitness, which the search reads as it reads
-        XGBModel's predicted throughput."""
+        XGBModel's predicted throughput; fitness_temperature is its
+        temperature (lower: the search favours the model's best more)."""
         super().__init__()
         self.learn = learn
-        self.fitness = None if raw_scores else SearchFitness()
+        self.fitness = None if raw_scores else SearchFitness(fitness_temperature)
         self.logits, self.handed = ScoreTally(), ScoreTally()  # the network's scores; what predict returned
         self.path, self.ref, self.plugins = path, ref, plugins
         self.model = ucmoh.open(path, ref, plugins)

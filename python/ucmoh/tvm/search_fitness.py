@@ -23,10 +23,12 @@ import numpy as np
 
 # The reference population's standard deviations per e-fold of fitness: the
 # best of a 128-candidate population (z ~ 2.5) gets ~3.5x the median's chance
-# of becoming a parent. Chosen before measuring, not tuned; measured on BERT
-# (EPYC Zen 1, 2026-12-03) a population's best scored 2.45x its median under
-# this fitness and 2.00x under XGBModel's predicted throughput (the tuning
-# study's rows, "handed_scores"; docs/benchmarks.md, "The search's fitness").
+# of becoming a parent. Chosen before measuring, not tuned. Measured on BERT, a
+# population's best scored 2.45x its median under this fitness on an EPYC Zen 1
+# (XGBModel's predicted throughput: 2.00x) and 2.9-3.6x on the Xeon, where the
+# raw logits gave 2.4-2.8x and tuned no worse (the tuning study's rows,
+# "handed_scores"; docs/benchmarks.md, "The search's fitness" and "... on the
+# Xeon"): a higher temperature is the untried weaker pull (--fitness-temperature).
 TEMPERATURE = 2.0
 MIN_REFERENCE = 32  # fewer candidates (a measured batch being judged) make no reference
 _Z_LIMIT = 30.0  # exp(15) at most: no overflow, every order kept
