@@ -14,6 +14,8 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  samples) learning online: whichever has ranked more of the task's
                  measured pairs right so far (ucmoh.tvm.model_choice)
   ucmoh+xgb-w16  the same after each task's first 16 candidates chosen at random
+  ucmoh+xgb-blend both models at once, per task weighted by the measured pairs
+                 each ranked right beyond chance (ucmoh.tvm.model_blend)
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -60,14 +62,14 @@ from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
 from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 from tvm.s_tir.meta_schedule.utils import fork_seed
 
-from ucmoh.tvm import CostModel, ModelChoice
+from ucmoh.tvm import CostModel, ModelBlend, ModelChoice
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.search_fitness import TEMPERATURE, ScoreTally
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
-MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
+MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "ucmoh+xgb-blend", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
 @derived_object
@@ -129,6 +131,9 @@ def cost_model(kind, args, target, seed):
     if kind in ("ucmoh+xgb", "ucmoh+xgb-w16"):  # -w16: each task's first 16 candidates at random
         return ModelChoice(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, **scores),
                            warmup=16 if kind.endswith("-w16") else 0, seed=seed)
+    if kind == "ucmoh+xgb-blend":  # both, weighted per task by the pairs each ranked right
+        return ModelBlend(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
+                          seed=seed, temperature=args.fitness_temperature)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -197,19 +202,20 @@ def tune_network(network, dtype, kind, seed, args):
         row["handed_scores"] = model.handed.summary()
     if kind.startswith("ucmoh"):
         model_dir = args.learned if kind == "ucmoh-learned" else args.pulled
-        # The registry model's CostModel; in the choice its tallies are its own
-        # predictions (the tasks it ranked, and the batches it judged), not XGBModel's.
+        # The registry model's CostModel; in the choice its logits' tally counts
+        # the batches it judged too, not XGBModel's. The blend hands its own fitness.
         prior = model.prior if kind.startswith("ucmoh+xgb") else model
+        handing = model if kind == "ucmoh+xgb-blend" else prior
         row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
-                   scores="raw" if prior.fitness is None else "fitness",
-                   fitness_temperature=None if prior.fitness is None else prior.fitness.temperature,
+                   scores="raw" if handing.fitness is None else "fitness",
+                   fitness_temperature=None if handing.fitness is None else handing.fitness.temperature,
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
                    predicted=model.predicted, measured=model.measured,
-                   logits=prior.logits.summary(), handed_scores=prior.handed.summary())
+                   logits=prior.logits.summary(), handed_scores=handing.handed.summary())
     if kind == "ucmoh":
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others
     if kind.startswith("ucmoh+xgb"):
-        row["choices"] = model.choices()  # per task: the model that ranked it at the end, both accuracies
+        row["choices"] = model.choices()  # per task: the model that ranked it at the end (blend: weights), both accuracies
         row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
     return row
 
@@ -280,6 +286,9 @@ def main(argv=None):
     unknown = [m for m in args.models.split(",") if m not in MODELS]
     if unknown:
         print(f"tvm-study: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})", file=sys.stderr)
+        return 2
+    if args.raw_scores and "ucmoh+xgb-blend" in args.models.split(","):
+        print("tvm-study: model 'ucmoh+xgb-blend' hands the search a fitness: it has no --raw-scores run", file=sys.stderr)
         return 2
     if args.dtype == "int8":
         from ucmoh.tvm.vnni import register

@@ -50,7 +50,8 @@ grep -q "unknown network 'alexnet'" "$work/err.txt"
 for bad in "--networks alexnet --models random" "--networks bert_base --models mlp-pretrained" \
     "--networks bert_base --models random --build-workers 0" "--networks bert_base --models random --eps-greedy 1.5" \
     "--networks bert_base --models ucmoh --fitness-temperature 0" \
-    "--networks bert_base --models ucmoh --raw-scores --fitness-temperature 4"; do
+    "--networks bert_base --models ucmoh --raw-scores --fitness-temperature 4" \
+    "--networks bert_base --models ucmoh+xgb-blend --raw-scores"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
@@ -118,9 +119,11 @@ PY
 # chosen per task by the measured pairs each ranked right before learning them
 # (32 trials, 8 a batch: XGBModel ranks from its 16th sample, so two batches count),
 # with a search that draws a quarter of each batch at random (two of eight; at
-# MetaSchedule's 0.05 none): a run of its own, labelled by it.
+# MetaSchedule's 0.05 none): a run of its own, labelled by it. Then ucmoh+xgb-blend:
+# the same two models, scored together by those pairs.
 "$py" tools/tvm_network_study.py --pulled "$work/pulled" --plugins "$src/plugins.json" --out "$work/study" \
-  --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb --seeds 0 "${fast_builds[@]}" \
+  --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb,ucmoh+xgb-blend --seeds 0 \
+  "${fast_builds[@]}" \
   --eps-greedy 0.25 \
   > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
 "$py" - "$work/study/network_results.jsonl" "$work/pulled/manifest.json" <<'PY'
@@ -140,6 +143,17 @@ assert set(split) == {"search", "judge", "update"} and split["update"] > 0 and s
 assert abs(sum(split.values()) - row["update_s"]) < 1e-6, (split, row["update_s"])
 print(f"ucmoh+xgb: {choice['pairs']} pairs, prior right on {choice['prior']:.2f}, XGBModel on "
       f"{choice['online']:.2f}: {choice['chosen']} chosen; cost model {row['cost_model_s']:.1f} of {row['wall_s']:.0f} s")
+blend = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb-blend@eps0.25"][0]
+assert (blend["scores"], blend["fitness_temperature"]) == ("fitness", 2), blend
+handed = blend["handed_scores"]  # the search read the blend's fitness: positive, one score a candidate it ranked
+assert handed["scores"] > 0 and handed["not_positive"] == 0, handed
+task = blend["choices"]["bert_base.dense.m128n768k768.bias"]
+assert 0 < task["pairs"] <= 2 * 28 and abs(sum(task["weights"].values()) - 1) < 1e-9, task
+edge = {m: max(task[m] - 0.5, 0) for m in ("prior", "online")}  # the weights are the pairs beyond chance
+online = edge["online"] / sum(edge.values()) if sum(edge.values()) > 0 else 0.5  # both at chance count alike
+assert abs(task["weights"]["online"] - online) < 1e-9, task
+print(f"ucmoh+xgb-blend: weights prior {task['weights']['prior']:.2f}, XGBModel {task['weights']['online']:.2f}; "
+      f"cost model {blend['cost_model_s']:.1f} of {blend['wall_s']:.0f} s")
 PY
 
 # 4. A rerun resumes: nothing tuned again.

@@ -12,6 +12,7 @@ import tvm.s_tir.meta_schedule as ms
 
 from test_tir_to_ast import matmul
 from ucmoh.tvm import CostModel, LocalBuilder
+from ucmoh.tvm.model_blend import ModelBlend, blend_weights
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
 from ucmoh.tvm.search_fitness import SearchFitness
 
@@ -115,6 +116,51 @@ class ChoosingPerTask(unittest.TestCase):
         np.testing.assert_array_equal(choice.predict(a, [None] * 3), [7.0] * 3)
         self.assertTrue(np.all(choice.predict(b, [None] * 3) < 1))  # another task warms up on its own
         self.assertEqual(ModelChoice(Prior(), Online(), seed=0)._inst.predict(a, [None]).tolist(), [7.0])  # no warm-up
+
+
+class Blending(unittest.TestCase):
+    """ModelBlend: both models' standardized scores, weighted by their pairs beyond chance."""
+
+    class Prior:  # a candidate's logit is the candidate itself
+        def rank_logits(self, context, candidates):
+            return np.asarray(candidates, dtype="float64")
+
+    class Online:  # ready (trained on its warm-up); ranks the other way round
+        booster, data_size, num_warmup_samples = object(), 16, 16
+
+        def predict(self, context, candidates):
+            return -np.asarray(candidates, dtype="float64") / 100.0  # another scale than the prior's
+
+        def update(self, context, candidates, results):
+            pass
+
+    def test_weights_are_each_models_pairs_beyond_chance(self):
+        task, latencies = TaskRecord(), [1.0, 2.0, 3.0]
+        self.assertEqual(blend_weights(task, True), {"prior": 1.0, "online": 0.0})  # nothing judged: the prior
+        task.add([3, 2, 1], [3, 1, 2], latencies)  # the prior right on 3 of 3 pairs, XGBModel on 2
+        weights = blend_weights(task, True)
+        self.assertAlmostEqual(weights["prior"], 0.75)  # edges 1/2 and 1/6
+        self.assertAlmostEqual(weights["online"], 0.25)
+        self.assertEqual(blend_weights(task, False), {"prior": 1.0, "online": 0.0})  # XGBModel not trained yet
+        both_wrong = TaskRecord()
+        both_wrong.add([1, 2, 3], [1, 2, 3], latencies)
+        self.assertEqual(blend_weights(both_wrong, True), {"prior": 0.5, "online": 0.5})
+
+    def test_the_search_gets_both_models_on_one_scale(self):
+        blend = ModelBlend(self.Prior(), self.Online(), seed=0)._inst
+        a = types.SimpleNamespace(task_name="a")
+        population = list(range(64))
+        alone = blend.predict(a, population)  # no pair judged: the prior's fitness alone
+        self.assertTrue(np.all(alone > 0) and np.all(np.diff(alone) > 0))
+        blend.tasks["a"].add([3, 2, 1], [3, 2, 1], [1.0, 2.0, 3.0])  # both right on every pair: equal weights
+        np.testing.assert_allclose(blend.predict(a, population), 1.0)  # opposite rankings cancel, whatever the scales
+        ran = [ms.runner.RunnerResult(run_secs=[tvm.runtime.convert(t)], error_msg=None) for t in (1e-3, 2e-3)]
+        blend.update(a, [0, 1], ran)  # candidate 0 is faster: XGBModel right, the prior wrong
+        self.assertEqual(blend.standard["online"].references, {})  # XGBModel learned: a new reference
+        self.assertIn("a", blend.standard["prior"].references)  # the prior never changes
+        self.assertEqual(blend.choices()["a"]["weights"], {"prior": 1 / 3, "online": 2 / 3})  # edges 1/4 and 1/2
+        self.assertTrue(np.all(np.diff(blend.predict(a, population)) < 0))  # now XGBModel's order leads
+        self.assertEqual(blend.handed.calls, 3)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ those ASTs through libucmoh and whose update is libucmoh's online update
 `SearchFitness` (positive, one scale per task: how MetaSchedule reads a cost
 model's output). `ModelChoice` ranks each task with
 that model kept as pulled or with MetaSchedule's XGBModel learning online,
-whichever has ranked more of the task's measured pairs right. Written for apache-tvm 0.27
+whichever has ranked more of the task's measured pairs right; `ModelBlend` scores
+each task with both, weighted by how many of those pairs each ranked right. Written for apache-tvm 0.27
 (tools/setup-tvm); docs/compilers.md ("TVM") says what is converted and what
 is refused (UnsupportedTIR, naming the construct: never silently dropped).
 """
@@ -27,8 +28,9 @@ from .tir_to_ast import tir_to_ast  # after its module: the package's `tir_to_as
 # Imported when first named (PEP 562), not with the package: they need TVM's
 # compiler (MetaSchedule), and ucmoh.tvm.run_exported runs where only TVM's
 # runtime is. (The converter above needs only `import tvm`.)
-_LAZY = {"CostModel": "cost_model", "LocalBuilder": "builder", "ModelChoice": "model_choice"}
-__all__ = ["CostModel", "LocalBuilder", "ModelChoice", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]
+_LAZY = {"CostModel": "cost_model", "LocalBuilder": "builder", "ModelChoice": "model_choice",
+         "ModelBlend": "model_blend"}
+__all__ = ["CostModel", "LocalBuilder", "ModelBlend", "ModelChoice", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]
 
 
 def __getattr__(name):

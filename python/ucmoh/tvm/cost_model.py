@@ -66,17 +66,23 @@ class CostModel(PyCostModel):
         self.converted += 1
         return text
 
-    def predict(self, context, candidates):
+    def rank_logits(self, context, candidates):
+        """The network's ranking logits of `candidates`, as they are (what
+        `predict` hands the search as their fitness; ModelChoice judges by them)."""
         start = time.perf_counter()
         programs = [self._program(context, c) for c in candidates]
         scores = self.model.score("\n".join(programs) + "\n") if programs else np.zeros(0, dtype=np.float32)
         scores = scores.astype("float64")
         self.logits.add(scores)
+        self.predicted += len(programs)
+        self.predict_seconds += time.perf_counter() - start
+        return scores
+
+    def predict(self, context, candidates):
+        scores = self.rank_logits(context, candidates)
         if self.fitness is not None:
             scores = self.fitness(str(context.task_name), scores)
         self.handed.add(scores)
-        self.predicted += len(programs)
-        self.predict_seconds += time.perf_counter() - start
         return scores
 
     def update(self, context, candidates, results):

@@ -108,7 +108,8 @@ class ModelChoice(PyCostModel):
         self._task(context).measured += len(candidates)
         if len(measured) >= 2 and self._online_ready():
             chosen = [c for c, _ in measured]
-            self._task(context).add(self.prior.predict(context, chosen), self._online("judge", "predict", context, chosen),
+            # The prior's logits: a batch judged is no search, so its handed tally stays the search's own.
+            self._task(context).add(self.prior.rank_logits(context, chosen), self._online("judge", "predict", context, chosen),
                                     [latency for _, latency in measured])
         self._online("update", "update", context, candidates, results)
 

@@ -47,8 +47,9 @@ class SearchFitness:
         spread = float(np.std(logits))
         return float(np.median(logits)), spread if spread > 0 else 1.0
 
-    def __call__(self, task, logits):
-        """The fitness of each of `logits` (one task's candidates, one call)."""
+    def standardize(self, task, logits):
+        """Each of `logits` (one task's candidates, one call) in the task's
+        reference population's standard deviations from its median."""
         logits = np.asarray(logits, dtype="float64")
         if logits.size == 0:
             return logits
@@ -58,8 +59,15 @@ class SearchFitness:
             if logits.size >= self.min_reference:
                 self.references[task] = reference
         location, spread = reference
-        z = np.clip((logits - location) / spread, -_Z_LIMIT, _Z_LIMIT)
-        return np.exp(z / self.temperature)
+        return np.clip((logits - location) / spread, -_Z_LIMIT, _Z_LIMIT)
+
+    def of_standardized(self, z):
+        """The fitness of standardized scores."""
+        return np.exp(np.asarray(z, dtype="float64") / self.temperature)
+
+    def __call__(self, task, logits):
+        """The fitness of each of `logits` (one task's candidates, one call)."""
+        return self.of_standardized(self.standardize(task, logits))
 
     def reset(self):
         """The model changed: every task takes a new reference at its next search."""
