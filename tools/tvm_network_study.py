@@ -15,7 +15,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  measured pairs right so far (ucmoh.tvm.model_choice)
   ucmoh+xgb-w16  the same after each task's first 16 candidates chosen at random
   ucmoh+xgb-blend both models at once, per task weighted by the measured pairs
-                 each ranked right beyond chance (ucmoh.tvm.model_blend)
+                 each ranked right beyond chance (ucmoh.tvm.model_blend); with
+                 --blend-shortlist S < 1 XGBModel scores only the prior's best
+                 share S of each search call: `ucmoh+xgb-blend@top0.5`
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -133,7 +135,7 @@ def cost_model(kind, args, target, seed):
                            warmup=16 if kind.endswith("-w16") else 0, seed=seed)
     if kind == "ucmoh+xgb-blend":  # both, weighted per task by the pairs each ranked right
         return ModelBlend(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
-                          seed=seed, temperature=args.fitness_temperature)
+                          seed=seed, temperature=args.fitness_temperature, shortlist=args.blend_shortlist)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -152,12 +154,13 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
-def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE):
-    """The run's model name in the results: the cost model, `@raw` where a
-    registry model's logits reached the search as they are, `@T<t>` where their
-    fitness had another temperature than SearchFitness's, and the search's
-    random share where it is not MetaSchedule's default."""
-    label = kind
+def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, shortlist=1.0):
+    """The run's model name in the results: the cost model, `@top<s>` where the
+    blend's XGBModel scored only a shortlist, `@raw` where a registry model's
+    logits reached the search as they are, `@T<t>` where their fitness had
+    another temperature than SearchFitness's, and the search's random share
+    where it is not MetaSchedule's default."""
+    label = kind if kind != "ucmoh+xgb-blend" or shortlist >= 1 else f"{kind}@top{shortlist:g}"
     if kind.startswith("ucmoh") and raw_scores:
         label += "@raw"
     elif kind.startswith("ucmoh") and temperature != TEMPERATURE:
@@ -171,7 +174,7 @@ def tune_network(network, dtype, kind, seed, args):
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature)
+    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist)
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -217,6 +220,8 @@ def tune_network(network, dtype, kind, seed, args):
     if kind.startswith("ucmoh+xgb"):
         row["choices"] = model.choices()  # per task: the model that ranked it at the end (blend: weights), both accuracies
         row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
+    if kind == "ucmoh+xgb-blend":
+        row["blend_shortlist"] = model.shortlist  # the share of each search call XGBModel scored
     return row
 
 
@@ -264,6 +269,9 @@ def main(argv=None):
     p.add_argument("--fitness-temperature", type=float, default=TEMPERATURE,
                    help=f"the registry model's SearchFitness temperature (default {TEMPERATURE:g}; lower: the "
                         "search draws its parents more from the model's best); another value is a run of its own (@T)")
+    p.add_argument("--blend-shortlist", type=float, default=1.0,
+                   help="ucmoh+xgb-blend: the share of each search call, the prior's best, that XGBModel "
+                        "scores too (default 1: all; another value is a run of its own, @top)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -290,6 +298,10 @@ def main(argv=None):
     if args.raw_scores and "ucmoh+xgb-blend" in args.models.split(","):
         print("tvm-study: model 'ucmoh+xgb-blend' hands the search a fitness: it has no --raw-scores run", file=sys.stderr)
         return 2
+    if not 0 < args.blend_shortlist <= 1 or (args.blend_shortlist < 1 and "ucmoh+xgb-blend" not in args.models.split(",")):
+        print(f"tvm-study: --blend-shortlist must be a share in (0, 1] and needs model 'ucmoh+xgb-blend' "
+              f"(got {args.blend_shortlist:g})", file=sys.stderr)
+        return 2
     if args.dtype == "int8":
         from ucmoh.tvm.vnni import register
         register()
@@ -300,7 +312,7 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature), seed) in done:
+                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)

@@ -51,7 +51,9 @@ for bad in "--networks alexnet --models random" "--networks bert_base --models m
     "--networks bert_base --models random --build-workers 0" "--networks bert_base --models random --eps-greedy 1.5" \
     "--networks bert_base --models ucmoh --fitness-temperature 0" \
     "--networks bert_base --models ucmoh --raw-scores --fitness-temperature 4" \
-    "--networks bert_base --models ucmoh+xgb-blend --raw-scores"; do
+    "--networks bert_base --models ucmoh+xgb-blend --raw-scores" \
+    "--networks bert_base --models ucmoh+xgb-blend --blend-shortlist 0" \
+    "--networks bert_base --models ucmoh --blend-shortlist 0.5"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
@@ -110,6 +112,8 @@ from tvm_network_study import run_label  # a run whose search read the raw logit
 assert run_label("ucmoh+xgb", 0.25, raw_scores=True) == "ucmoh+xgb@raw@eps0.25"
 assert run_label("xgb", 0.25, raw_scores=True) == "xgb@eps0.25" and run_label("ucmoh", 0.05) == "ucmoh"
 assert run_label("ucmoh-frozen", 0.25, temperature=4) == "ucmoh-frozen@T4@eps0.25" and u["fitness_temperature"] == 2, u
+assert run_label("ucmoh+xgb-blend", 0.25, shortlist=0.5) == "ucmoh+xgb-blend@top0.5@eps0.25"
+assert run_label("ucmoh+xgb-blend", 0.05) == "ucmoh+xgb-blend" and run_label("ucmoh", 0.05, shortlist=0.5) == "ucmoh"
 assert run_label("xgb", 0.05, temperature=4) == "xgb"  # a MetaSchedule model has no fitness
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
@@ -120,11 +124,12 @@ PY
 # (32 trials, 8 a batch: XGBModel ranks from its 16th sample, so two batches count),
 # with a search that draws a quarter of each batch at random (two of eight; at
 # MetaSchedule's 0.05 none): a run of its own, labelled by it. Then ucmoh+xgb-blend:
-# the same two models, scored together by those pairs.
+# the same two models, scored together by those pairs, XGBModel scoring the
+# prior's best half of each search call (the shortlist; labelled @top0.5).
 "$py" tools/tvm_network_study.py --pulled "$work/pulled" --plugins "$src/plugins.json" --out "$work/study" \
   --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb,ucmoh+xgb-blend --seeds 0 \
   "${fast_builds[@]}" \
-  --eps-greedy 0.25 \
+  --eps-greedy 0.25 --blend-shortlist 0.5 \
   > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
 "$py" - "$work/study/network_results.jsonl" "$work/pulled/manifest.json" <<'PY'
 import json, sys
@@ -143,8 +148,8 @@ assert set(split) == {"search", "judge", "update"} and split["update"] > 0 and s
 assert abs(sum(split.values()) - row["update_s"]) < 1e-6, (split, row["update_s"])
 print(f"ucmoh+xgb: {choice['pairs']} pairs, prior right on {choice['prior']:.2f}, XGBModel on "
       f"{choice['online']:.2f}: {choice['chosen']} chosen; cost model {row['cost_model_s']:.1f} of {row['wall_s']:.0f} s")
-blend = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb-blend@eps0.25"][0]
-assert (blend["scores"], blend["fitness_temperature"]) == ("fitness", 2), blend
+blend = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+xgb-blend@top0.5@eps0.25"][0]
+assert (blend["scores"], blend["fitness_temperature"], blend["blend_shortlist"]) == ("fitness", 2, 0.5), blend
 handed = blend["handed_scores"]  # the search read the blend's fitness: positive, one score a candidate it ranked
 assert handed["scores"] > 0 and handed["not_positive"] == 0, handed
 task = blend["choices"]["bert_base.dense.m128n768k768.bias"]

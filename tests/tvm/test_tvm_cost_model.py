@@ -162,6 +162,28 @@ class Blending(unittest.TestCase):
         self.assertTrue(np.all(np.diff(blend.predict(a, population)) < 0))  # now XGBModel's order leads
         self.assertEqual(blend.handed.calls, 3)
 
+    def test_a_shortlist_has_xgbmodel_score_only_the_priors_best(self):
+        class Online(self.Online):  # an order of its own; remembers what it was asked to score
+            asked = []
+
+            def predict(self, context, candidates):
+                self.asked.append(list(candidates))
+                return np.asarray([(c * 37) % 64 for c in candidates], dtype="float64")
+
+        blend = ModelBlend(self.Prior(), Online(), seed=0, shortlist=0.25)._inst
+        a = types.SimpleNamespace(task_name="a")
+        blend._task(a).add([3, 2, 1], [3, 2, 1], [1.0, 2.0, 3.0])  # both weighted alike
+        population = list(range(63, -1, -1))  # the prior's best first
+        scores = blend.predict(a, population)
+        self.assertEqual(sorted(Online.asked[0]), list(range(48, 64)))  # ceil(0.25 x 64): the prior's top 16
+        listed, rest = scores[:16], scores[16:]
+        self.assertGreaterEqual(listed.min(), rest.max())  # a shortlisted candidate outranks every other
+        self.assertTrue(np.all(np.diff(rest) < 0))  # the rest in the prior's order
+        self.assertFalse(np.all(np.diff(listed) < 0))  # within the shortlist XGBModel's order counts too
+        for share in (0, 1.5):
+            with self.assertRaisesRegex(ValueError, "shortlist must be a share"):
+                ModelBlend(self.Prior(), Online(), shortlist=share)
+
 
 if __name__ == "__main__":
     unittest.main()
