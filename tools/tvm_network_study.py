@@ -18,6 +18,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  each ranked right beyond chance (ucmoh.tvm.model_blend); with
                  --blend-shortlist S < 1 XGBModel scores only the prior's best
                  share S of each search call: `ucmoh+xgb-blend@top0.5`
+  ucmoh+boost    the pulled version never updated, corrected by trees that learn
+                 the session's measurements on its own tokens, boosting from its
+                 logits times each task's fitted trust (ucmoh.tvm.token_boost)
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -64,14 +67,14 @@ from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
 from tvm.s_tir.meta_schedule.measure_callback import MeasureCallback, PyMeasureCallback
 from tvm.s_tir.meta_schedule.utils import fork_seed
 
-from ucmoh.tvm import CostModel, ModelBlend, ModelChoice
+from ucmoh.tvm import CostModel, ModelBlend, ModelChoice, TokenBoost
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.search_fitness import TEMPERATURE, ScoreTally
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
-MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "ucmoh+xgb-blend", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
+MODELS = ("ucmoh", "ucmoh-frozen", "ucmoh+xgb", "ucmoh+xgb-w16", "ucmoh+xgb-blend", "ucmoh+boost", "xgb", "xgb-w16", "random", "mlp-pretrained", "ucmoh-learned")
 
 
 @derived_object
@@ -136,6 +139,9 @@ def cost_model(kind, args, target, seed):
     if kind == "ucmoh+xgb-blend":  # both, weighted per task by the pairs each ranked right
         return ModelBlend(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
                           seed=seed, temperature=args.fitness_temperature, shortlist=args.blend_shortlist)
+    if kind == "ucmoh+boost":  # trees on its tokens, boosting from its logits
+        return TokenBoost(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
+                          seed=seed, temperature=args.fitness_temperature)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -207,8 +213,8 @@ def tune_network(network, dtype, kind, seed, args):
         model_dir = args.learned if kind == "ucmoh-learned" else args.pulled
         # The registry model's CostModel; in the choice its logits' tally counts
         # the batches it judged too, not XGBModel's. The blend hands its own fitness.
-        prior = model.prior if kind.startswith("ucmoh+xgb") else model
-        handing = model if kind == "ucmoh+xgb-blend" else prior
+        prior = model.prior if kind.startswith(("ucmoh+xgb", "ucmoh+boost")) else model
+        handing = model if kind in ("ucmoh+xgb-blend", "ucmoh+boost") else prior
         row.update(model_dir=model_dir, model_sha256=pulled_sha256(model_dir),
                    scores="raw" if handing.fitness is None else "fitness",
                    fitness_temperature=None if handing.fitness is None else handing.fitness.temperature,
@@ -220,6 +226,9 @@ def tune_network(network, dtype, kind, seed, args):
     if kind.startswith("ucmoh+xgb"):
         row["choices"] = model.choices()  # per task: the model that ranked it at the end (blend: weights), both accuracies
         row["online_split"] = dict(model.online_split)  # XGBModel's seconds: search, judge, update
+    if kind == "ucmoh+boost":
+        row["choices"] = model.choices()  # per task: the trust in the prior its measurements fitted
+        row["trees_split"] = dict(model.split)  # the trees' seconds: features, training, scoring
     if kind == "ucmoh+xgb-blend":
         row["blend_shortlist"] = model.shortlist  # the share of each search call XGBModel scored
     return row
@@ -295,8 +304,9 @@ def main(argv=None):
     if unknown:
         print(f"tvm-study: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})", file=sys.stderr)
         return 2
-    if args.raw_scores and "ucmoh+xgb-blend" in args.models.split(","):
-        print("tvm-study: model 'ucmoh+xgb-blend' hands the search a fitness: it has no --raw-scores run", file=sys.stderr)
+    fitness_only = [m for m in ("ucmoh+xgb-blend", "ucmoh+boost") if m in args.models.split(",")]
+    if args.raw_scores and fitness_only:
+        print(f"tvm-study: model '{fitness_only[0]}' hands the search a fitness: it has no --raw-scores run", file=sys.stderr)
         return 2
     if not 0 < args.blend_shortlist <= 1 or (args.blend_shortlist < 1 and "ucmoh+xgb-blend" not in args.models.split(",")):
         print(f"tvm-study: --blend-shortlist must be a share in (0, 1] and needs model 'ucmoh+xgb-blend' "

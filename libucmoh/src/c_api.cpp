@@ -10,6 +10,7 @@
 
 #include "scoring_model.h"
 #include "ucmoh/features.h"
+#include "ucmoh/flat_features.h"
 #include "ucmoh/plugin_loader.h"
 
 struct ucmoh_model {
@@ -141,6 +142,24 @@ ucmoh_code ucmoh_update(ucmoh_model* model, ucmoh_format format, const char* pro
     if (latencies_s) latencies.assign(latencies_s, latencies_s + latency_count);
     ucmoh::Status s = model->model->Update(Format(format), std::string_view(programs, size), latencies, epochs);
     return s.ok() ? Ok() : Fail(s);
+  });
+}
+
+ucmoh_code ucmoh_flat_features(ucmoh_model* model, ucmoh_format format, const char* programs, size_t size,
+                               int max_tokens, float* features, size_t capacity, size_t* count, size_t* width) {
+  return Guard([&] {
+    const bool bad_format = format != UCMOH_FORMAT_AST && format != UCMOH_FORMAT_RECORDS;
+    if (ucmoh_code c = CheckHandle(model, programs, bad_format); c != UCMOH_OK) return c;
+    if (!count || !width) return Fail(ucmoh::Status::InvalidArgument("count and width must not be NULL"));
+    auto rows = model->model->FlatFeatures(Format(format), std::string_view(programs, size), max_tokens);
+    if (!rows.ok()) return Fail(rows.status());
+    *width = static_cast<size_t>(ucmoh::FlatFeatureWidth(max_tokens));
+    *count = rows->size() / *width;
+    if (rows->size() > capacity || (!features && !rows->empty()))
+      return Fail(ucmoh::Status::InvalidArgument("features has room for " + std::to_string(capacity) + " of " +
+                                                 std::to_string(rows->size()) + " values"));
+    std::copy(rows->begin(), rows->end(), features);
+    return Ok();
   });
 }
 

@@ -11,6 +11,7 @@
 #include "ucmoh/ast_program.h"
 #include "ucmoh/features.h"
 #include "ucmoh/file_bytes.h"
+#include "ucmoh/flat_features.h"
 #include "ucmoh/records_io.h"
 #include "ucmoh/registry/registry_ops.h"
 #include "ucmoh/registry/registry_store.h"
@@ -124,6 +125,14 @@ Expected<std::vector<float>> ScoringModel::Score(ProgramFormat format, std::stri
   if (set->size() == 0) return std::vector<float>{};
   std::shared_lock lock(mutex_);
   return model_.Predict(*set, predict_);
+}
+
+Expected<std::vector<float>> ScoringModel::FlatFeatures(ProgramFormat format, std::string_view programs,
+                                                       int max_tokens) const {
+  if (max_tokens < 1) return Status::InvalidArgument(fmt::format("max_tokens must be at least 1 (got {})", max_tokens));
+  auto set = Featurize(format, programs);
+  if (!set.ok()) return set.status();
+  return FlattenProgramSet(*set, max_tokens);
 }
 
 Status ScoringModel::SetPrecision(const std::string& name) {

@@ -33,6 +33,9 @@ class ScoringModel {
   // One score per program, in input order (shared lock: many threads at once).
   Expected<std::vector<float>> Score(ProgramFormat format, std::string_view programs) const;
 
+  // The programs' flat feature rows (FlattenProgramSet), row-major; no lock: no model state.
+  Expected<std::vector<float>> FlatFeatures(ProgramFormat format, std::string_view programs, int max_tokens) const;
+
   // latencies: one per program, or empty to use the programs' own.
   Status Update(ProgramFormat format, std::string_view programs, const std::vector<double>& latencies, int epochs);
   Expected<int64_t> Commit();

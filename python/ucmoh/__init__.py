@@ -86,6 +86,9 @@ def _check_pulled_schema(directory):
                        f"{known} (pull a version trained on schema {known})")
 
 
+_flat_widths = {}  # max_tokens -> the library's flat row width
+
+
 class Model:
     """An open model (one libucmoh handle). Scoring is safe from many threads."""
 
@@ -107,6 +110,26 @@ class Model:
                 continue
             _check(code)
             return scores[:count.value]
+
+    def flat_features(self, programs, max_tokens=16, format="ast"):
+        """The programs' feature tokens, one row each ([programs, max_tokens x
+        dimensions + 1] float32: tokens zero-padded or truncated, then the token
+        count), as the registry's XGBoost baseline reads them (ucmoh_flat_features)."""
+        data = _encode(programs)
+        rows = len(programs) if isinstance(programs, list) else data.count(b"\n") + 1
+        capacity = rows * _flat_widths.get(int(max_tokens), 0)  # known after the first call: featurized once
+        while True:
+            count, width = ctypes.c_size_t(0), ctypes.c_size_t(0)
+            values = np.empty(max(capacity, 1), dtype=np.float32)
+            code = _lib.ucmoh_flat_features(self._handle, _FORMATS[format], data, len(data), int(max_tokens),
+                                            values.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), capacity,
+                                            ctypes.byref(count), ctypes.byref(width))
+            if code != 0 and width.value and count.value * width.value > capacity:  # now it says how much
+                capacity = count.value * width.value
+                continue
+            _check(code)
+            _flat_widths[int(max_tokens)] = width.value
+            return values[:count.value * width.value].reshape(count.value, width.value)
 
     def update(self, programs, latencies=None, epochs=0, format="ast"):
         """Fine-tunes on measured programs (latencies in seconds, or the programs' own)."""

@@ -28,6 +28,8 @@ def load():
     lib.ucmoh_close.argtypes = [_P]
     lib.ucmoh_close.restype = None
     lib.ucmoh_score.argtypes = [_P, ctypes.c_int, ctypes.c_char_p, _S, _F, _S, ctypes.POINTER(_S)]
+    lib.ucmoh_flat_features.argtypes = [_P, ctypes.c_int, ctypes.c_char_p, _S, ctypes.c_int, _F, _S,
+                                        ctypes.POINTER(_S), ctypes.POINTER(_S)]
     lib.ucmoh_update.argtypes = [_P, ctypes.c_int, ctypes.c_char_p, _S, _D, _S, ctypes.c_int]
     lib.ucmoh_commit.argtypes = [_P, _I64]
     lib.ucmoh_info.argtypes = [_P, ctypes.POINTER(ctypes.c_char_p)]

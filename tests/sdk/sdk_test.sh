@@ -75,5 +75,5 @@ site=$(find "$work/prefix" -type d -name dist-packages | head -n 1)
 cd "$work"
 UCMOH_TEST_REGISTRY=$db UCMOH_TEST_PULLED=$work/pulled UCMOH_TEST_PLUGINS=$plugins \
 UCMOH_TEST_AST=$work/sample.ast.jsonl UCMOH_TEST_PREDICT=$work/predict_ast.json \
-UCMOH_TEST_FUTURE=$work/future UCMOH_TEST_REGISTRY_TOOL=$registry \
+UCMOH_TEST_FUTURE=$work/future UCMOH_TEST_REGISTRY_TOOL=$registry UCMOH_TEST_RECORDS=$work/sample.jsonl \
   PYTHONPATH=$site $py "$src/tests/sdk/test_python_package.py" -v

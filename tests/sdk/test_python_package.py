@@ -14,7 +14,7 @@ import ucmoh
 
 ENV = {k: os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PULLED", "UCMOH_TEST_PLUGINS",
                                   "UCMOH_TEST_AST", "UCMOH_TEST_PREDICT", "UCMOH_TEST_FUTURE",
-                                  "UCMOH_TEST_REGISTRY_TOOL")}
+                                  "UCMOH_TEST_REGISTRY_TOOL", "UCMOH_TEST_RECORDS")}
 
 
 def read(path):
@@ -72,6 +72,29 @@ class Scoring(unittest.TestCase):
         self.assertFalse(np.array_equal(bf16, f32), "bf16 gave float32's exact scores")
         spread = float(f32.max() - f32.min())
         self.assertLess(float(np.abs(bf16 - f32).max()), 0.02 * spread)
+
+    def test_flat_features_are_the_registrys_tokens(self):
+        dumped = subprocess.run([ENV["UCMOH_TEST_REGISTRY_TOOL"], "--plugins", ENV["UCMOH_TEST_PLUGINS"], "features",
+                                 "--dump-tokens", ENV["UCMOH_TEST_RECORDS"]], check=True, capture_output=True, text=True)
+        tokens = [json.loads(line)["tokens"] for line in dumped.stdout.splitlines()]
+        longest = max(len(matrix) for matrix in tokens)
+        with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:
+            rows = model.flat_features(programs(), max_tokens=longest + 2)
+            from_records = model.flat_features(read(ENV["UCMOH_TEST_RECORDS"]), max_tokens=longest + 2, format="records")
+            short = model.flat_features(programs()[:5], max_tokens=1)
+            with self.assertRaisesRegex(ucmoh.Error, "max_tokens must be at least 1"):
+                model.flat_features(programs()[:5], max_tokens=0)
+        dim = len(tokens[0][0])
+        self.assertEqual(rows.shape, (len(tokens), (longest + 2) * dim + 1))
+        np.testing.assert_array_equal(from_records, rows)  # an AST and its record give the same tokens
+        for row, matrix in zip(rows, tokens):
+            n = len(matrix)
+            self.assertEqual(row[-1], n)  # the token count, last
+            np.testing.assert_array_equal(row[:n * dim], np.asarray(matrix, dtype=np.float32).ravel())
+            self.assertFalse(row[n * dim:-1].any())  # zero-padded
+        self.assertEqual(short.shape, (5, dim + 1))  # truncated to one token; the count stays the true one
+        np.testing.assert_array_equal(short[:, :dim], rows[:5, :dim])
+        np.testing.assert_array_equal(short[:, -1], rows[:5, -1])
 
     def test_json_array_input(self):
         with ucmoh.open(ENV["UCMOH_TEST_PULLED"], plugins=ENV["UCMOH_TEST_PLUGINS"]) as model:

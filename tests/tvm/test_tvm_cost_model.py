@@ -15,6 +15,7 @@ from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.model_blend import ModelBlend, blend_weights
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
 from ucmoh.tvm.search_fitness import SearchFitness
+from ucmoh.tvm.token_boost import TokenBoost, fitted_trust
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -183,6 +184,52 @@ class Blending(unittest.TestCase):
         for share in (0, 1.5):
             with self.assertRaisesRegex(ValueError, "shortlist must be a share"):
                 ModelBlend(self.Prior(), Online(), shortlist=share)
+
+
+class Boosting(unittest.TestCase):
+    """TokenBoost: trees on the prior's tokens, boosting from its logits times each task's fitted trust."""
+
+    class Prior:  # a candidate is an int: its logit is the int, its tokens [int, int mod 3]
+        class Library:
+            def flat_features(self, text, max_tokens):
+                return np.asarray([[float(c), float(int(c) % 3)] for c in text.split()], dtype=np.float32)
+
+        model = Library()
+
+        def rank_logits(self, context, candidates):
+            return np.asarray(candidates, dtype="float64")
+
+        def _program(self, context, candidate):
+            return str(candidate)
+
+    @staticmethod
+    def ran(latencies):
+        return [ms.runner.RunnerResult(run_secs=[tvm.runtime.convert(t)], error_msg=None) for t in latencies]
+
+    def test_trust_is_the_scale_that_best_predicts_the_measured_pairs(self):
+        z, latencies = np.linspace(-1.5, 1.5, 16), np.linspace(2e-3, 1e-3, 16)  # a higher logit is faster
+        self.assertEqual(fitted_trust(z, latencies), 4.0)  # always right: the grid's largest
+        self.assertEqual(fitted_trust(z, latencies[::-1]), 0.0)  # always wrong: not trusted at all
+        noisy = latencies.copy()
+        noisy[::2] = noisy[::-2].copy()  # half the order scrambled
+        self.assertLess(fitted_trust(z, noisy), 4.0)
+
+    def test_the_trees_learn_what_the_prior_ranks_wrong(self):
+        boost = TokenBoost(self.Prior(), seed=0)._inst
+        a = types.SimpleNamespace(task_name="a")
+        population = list(range(64))
+        before = boost.predict(a, population)  # nothing measured: the prior's fitness, its order
+        self.assertTrue(np.all(before > 0) and np.all(np.diff(before) > 0))
+        measured = list(range(0, 64, 4))
+        boost.update(a, measured, self.ran([1e-3 * (1 + c) for c in measured]))  # a higher int is slower
+        self.assertEqual(boost.choices()["a"], {"trust": 0.0, "measured": 16})
+        after = boost.predict(a, population)
+        self.assertTrue(np.all(after > 0))
+        self.assertGreater(after[0], after[63])  # the trees' order now: lower ints first
+        failed = ms.runner.RunnerResult(run_secs=None, error_msg="failed")
+        boost.update(a, [1, 2], [failed, failed])  # failed runs teach nothing
+        self.assertEqual(boost.measured, 16)
+        self.assertGreater(boost.update_seconds, 0)
 
 
 if __name__ == "__main__":

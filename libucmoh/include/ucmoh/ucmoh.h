@@ -107,6 +107,20 @@ UCMOH_API ucmoh_code ucmoh_update(ucmoh_model* model, ucmoh_format format, const
  * held-out tasks; "latest" moves to it. Writes the new version's number. */
 UCMOH_API ucmoh_code ucmoh_commit(ucmoh_model* model, int64_t* version);
 
+/* The programs' feature tokens as one fixed-length row each, the input the
+ * registry's XGBoost baseline reads (docs/features.md, "Flat features"):
+ * `max_tokens` tokens of the feature schema's dimensions, zero-padded or
+ * truncated, then the program's token count. Writes *count = programs and
+ * *width = max_tokens x dimensions + 1, and rows x width floats, row-major,
+ * into features[0 .. capacity); fails with UCMOH_INVALID_ARGUMENT when
+ * capacity is too small (*count and *width then say what is needed) or
+ * max_tokens < 1. For a model that learns beside this one from the same
+ * programs (a tuning run's tree model: ucmoh.tvm.TokenBoost). Reads no model
+ * state. Added in the library of 2026-12-05 (API version 1: an addition). */
+UCMOH_API ucmoh_code ucmoh_flat_features(ucmoh_model* model, ucmoh_format format, const char* programs, size_t size,
+                                         int max_tokens, float* features, size_t capacity, size_t* count,
+                                         size_t* width);
+
 /* The arithmetic later ucmoh_score calls use: "float32" (the default: the
  * same scores on every CPU) or "bf16" (the network's matmuls after the first
  * on bfloat16: about 1.4x the float32 rate on CPUs with AMX or AVX-512 BF16,

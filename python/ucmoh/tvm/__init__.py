@@ -15,7 +15,9 @@ those ASTs through libucmoh and whose update is libucmoh's online update
 model's output). `ModelChoice` ranks each task with
 that model kept as pulled or with MetaSchedule's XGBModel learning online,
 whichever has ranked more of the task's measured pairs right; `ModelBlend` scores
-each task with both, weighted by how many of those pairs each ranked right. Written for apache-tvm 0.27
+each task with both, weighted by how many of those pairs each ranked right; `TokenBoost`
+corrects that model with trees learning the session's measurements on its own
+tokens, boosting from its scores. Written for apache-tvm 0.27
 (tools/setup-tvm); docs/compilers.md ("TVM") says what is converted and what
 is refused (UnsupportedTIR, naming the construct: never silently dropped).
 """
@@ -29,8 +31,9 @@ from .tir_to_ast import tir_to_ast  # after its module: the package's `tir_to_as
 # compiler (MetaSchedule), and ucmoh.tvm.run_exported runs where only TVM's
 # runtime is. (The converter above needs only `import tvm`.)
 _LAZY = {"CostModel": "cost_model", "LocalBuilder": "builder", "ModelChoice": "model_choice",
-         "ModelBlend": "model_blend"}
-__all__ = ["CostModel", "LocalBuilder", "ModelBlend", "ModelChoice", "TensorCall", "UnsupportedTIR", "tir_to_ast", "vector_intrinsic"]
+         "ModelBlend": "model_blend", "TokenBoost": "token_boost"}
+__all__ = ["CostModel", "LocalBuilder", "ModelBlend", "ModelChoice", "TensorCall", "TokenBoost", "UnsupportedTIR", "tir_to_ast",
+           "vector_intrinsic"]
 
 
 def __getattr__(name):
