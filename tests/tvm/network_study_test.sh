@@ -52,6 +52,7 @@ for bad in "--networks alexnet --models random" "--networks bert_base --models m
     "--networks bert_base --models ucmoh --fitness-temperature 0" \
     "--networks bert_base --models ucmoh --raw-scores --fitness-temperature 4" \
     "--networks bert_base --models ucmoh+xgb-blend --raw-scores" \
+    "--networks bert_base --models ucmoh+boost --raw-scores" \
     "--networks bert_base --models ucmoh+xgb-blend --blend-shortlist 0" \
     "--networks bert_base --models ucmoh --blend-shortlist 0.5"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
@@ -125,9 +126,11 @@ PY
 # with a search that draws a quarter of each batch at random (two of eight; at
 # MetaSchedule's 0.05 none): a run of its own, labelled by it. Then ucmoh+xgb-blend:
 # the same two models, scored together by those pairs, XGBModel scoring the
-# prior's best half of each search call (the shortlist; labelled @top0.5).
+# prior's best half of each search call (the shortlist; labelled @top0.5). And
+# ucmoh+boost: the pulled model corrected by trees learning the measured batches
+# on its tokens, boosting from its logits times the task's fitted trust.
 "$py" tools/tvm_network_study.py --pulled "$work/pulled" --plugins "$src/plugins.json" --out "$work/study" \
-  --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb,ucmoh+xgb-blend --seeds 0 \
+  --networks bert_base --tasks 1 --trials-per-task 32 --per-iter 8 --models ucmoh+xgb,ucmoh+xgb-blend,ucmoh+boost --seeds 0 \
   "${fast_builds[@]}" \
   --eps-greedy 0.25 --blend-shortlist 0.5 \
   > "$work/choice.log" 2>&1 || { tail -n 20 "$work/choice.log"; exit 1; }
@@ -159,6 +162,16 @@ online = edge["online"] / sum(edge.values()) if sum(edge.values()) > 0 else 0.5 
 assert abs(task["weights"]["online"] - online) < 1e-9, task
 print(f"ucmoh+xgb-blend: weights prior {task['weights']['prior']:.2f}, XGBModel {task['weights']['online']:.2f}; "
       f"cost model {blend['cost_model_s']:.1f} of {blend['wall_s']:.0f} s")
+boost = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+boost@eps0.25"][0]
+assert (boost["cost_model"], boost["scores"]) == ("ucmoh+boost", "fitness"), boost
+assert boost["handed_scores"]["scores"] > 0 and boost["handed_scores"]["not_positive"] == 0, boost["handed_scores"]
+task = boost["choices"]["bert_base.dense.m128n768k768.bias"]  # every measured candidate learned, the trust fitted
+assert task["measured"] == boost["measured"] >= 24 and task["trust"] in (0, 0.125, 0.25, 0.5, 1, 2, 4), (task, boost["measured"])
+split = boost["trees_split"]  # the trees' seconds (tokens, training, scoring) are the model's update seconds
+assert split["features"] > 0 and split["train"] > 0 and split["trees"] > 0, split
+assert abs(sum(split.values()) - boost["update_s"]) < 1e-6 and boost["cost_model_s"] < boost["wall_s"], boost
+print(f"ucmoh+boost: trust {task['trust']} after {task['measured']} measured; trees {sum(split.values()):.1f} s, "
+      f"cost model {boost['cost_model_s']:.1f} of {boost['wall_s']:.0f} s")
 PY
 
 # 4. A rerun resumes: nothing tuned again.
