@@ -198,6 +198,10 @@ for line in open(sys.argv[1]):
 grep -q "^| ucmoh@raw (1 run) | " "$work/raw.md" && grep -q "^| ucmoh+xgb@raw@eps0.25 (1 run) | " "$work/raw.md" \
   && grep -q "^| random (1 run) | " "$work/raw.md" && ! grep -q "^| ucmoh (1 run) | " "$work/raw.md" \
   || { echo "FAIL: --label-raw did not name the rows without scores @raw"; cat "$work/raw.md"; exit 1; }
+# --all-pairs: every run of a model against every reference run; a run in two files counts once.
+"$py" tools/plot-tvm-network-study "$work/study" "$work/old-rows.jsonl" --reference random --all-pairs > "$work/pairs.md"
+grep -q "^| ucmoh | 1 (1 × 1) | [01] | [0-9.]*× | [0-9.]*× |$" "$work/pairs.md" && ! grep -q "^| random | " "$work/pairs.md" \
+  || { echo "FAIL: --all-pairs did not pair each run once with the one reference run"; cat "$work/pairs.md"; exit 1; }
 # --networks keeps only the networks named: none of these runs is resnet18's.
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
   && grep -q "no network has a random run" "$work/networks.err" \
