@@ -206,6 +206,14 @@ grep -q "^| ucmoh | 1 (1 × 1) | [01] | [0-9.]*× | [0-9.]*× |$" "$work/pairs.m
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --networks resnet18 > /dev/null 2> "$work/networks.err" \
   && grep -q "no network has a random run" "$work/networks.err" \
   || { echo "FAIL: --networks resnet18 did not leave out bert_base's runs"; exit 1; }
+# --budget: every run cut after that many trials a task, as if tuning had stopped there.
+"$py" tools/plot-tvm-network-study "$work/study" --reference random --budget 8 > "$work/budget.md"
+grep -q "^\*\*bert_base (float32)\*\*: 1 tasks, 8 trials a run (8 a task)" "$work/budget.md" \
+  && grep -q "^| ucmoh (1 run) | .* | – (a cut run) | [0-9]* |$" "$work/budget.md" \
+  || { echo "FAIL: --budget 8 did not cut the runs at 8 trials"; cat "$work/budget.md"; exit 1; }
+! "$py" tools/plot-tvm-network-study "$work/study" --reference random --budget 0 > /dev/null 2> "$work/budget.err" \
+  && grep -q "^plot-tvm-network-study: --budget must be at least 1 trial a task (got 0)$" "$work/budget.err" \
+  || { echo "FAIL: --budget 0 was not refused in one line"; cat "$work/budget.err"; exit 1; }
 # 6. How the pulled model ranks what a search measured (tools/held_out_pca.py
 # --records): the ucmoh+xgb run's database, imported as records, scored per task.
 "$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh+xgb@eps0.25-s0" -o "$work/tuned.jsonl" > /dev/null
