@@ -20,7 +20,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  share S of each search call: `ucmoh+xgb-blend@top0.5`
   ucmoh+boost    the pulled version never updated, corrected by trees that learn
                  the session's measurements on its own tokens, boosting from its
-                 logits times each task's fitted trust (ucmoh.tvm.token_boost)
+                 logits times each task's fitted trust (ucmoh.tvm.token_boost); with
+                 --boost-half-life H that weight halves by a task's H-th measurement:
+                 `ucmoh+boost@h64`
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -71,6 +73,7 @@ from ucmoh.tvm import CostModel, ModelBlend, ModelChoice, TokenBoost
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.search_fitness import TEMPERATURE, ScoreTally
+from ucmoh.tvm.token_boost import HALF_LIFE
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
@@ -141,7 +144,7 @@ def cost_model(kind, args, target, seed):
                           seed=seed, temperature=args.fitness_temperature, shortlist=args.blend_shortlist)
     if kind == "ucmoh+boost":  # trees on its tokens, boosting from its logits
         return TokenBoost(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
-                          seed=seed, temperature=args.fitness_temperature)
+                          seed=seed, temperature=args.fitness_temperature, half_life=args.boost_half_life)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -160,13 +163,16 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
-def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, shortlist=1.0):
+def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, shortlist=1.0, half_life=HALF_LIFE):
     """The run's model name in the results: the cost model, `@top<s>` where the
-    blend's XGBModel scored only a shortlist, `@raw` where a registry model's
+    blend's XGBModel scored only a shortlist, `@h<n>` where TokenBoost's prior
+    had a half-life, `@raw` where a registry model's
     logits reached the search as they are, `@T<t>` where their fitness had
     another temperature than SearchFitness's, and the search's random share
     where it is not MetaSchedule's default."""
     label = kind if kind != "ucmoh+xgb-blend" or shortlist >= 1 else f"{kind}@top{shortlist:g}"
+    if kind == "ucmoh+boost" and half_life != HALF_LIFE:
+        label += f"@h{half_life:g}"
     if kind.startswith("ucmoh") and raw_scores:
         label += "@raw"
     elif kind.startswith("ucmoh") and temperature != TEMPERATURE:
@@ -180,7 +186,8 @@ def tune_network(network, dtype, kind, seed, args):
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist)
+    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist,
+                      args.boost_half_life)
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -229,6 +236,7 @@ def tune_network(network, dtype, kind, seed, args):
     if kind == "ucmoh+boost":
         row["choices"] = model.choices()  # per task: the trust in the prior its measurements fitted
         row["trees_split"] = dict(model.split)  # the trees' seconds: features, training, scoring
+        row["boost_half_life"] = model.half_life  # the prior's half-life in a task's measurements (0: none)
     if kind == "ucmoh+xgb-blend":
         row["blend_shortlist"] = model.shortlist  # the share of each search call XGBModel scored
     return row
@@ -281,6 +289,9 @@ def main(argv=None):
     p.add_argument("--blend-shortlist", type=float, default=1.0,
                    help="ucmoh+xgb-blend: the share of each search call, the prior's best, that XGBModel "
                         "scores too (default 1: all; another value is a run of its own, @top)")
+    p.add_argument("--boost-half-life", type=float, default=HALF_LIFE,
+                   help="ucmoh+boost: a task's measurements after which the prior's weight in the trees' base "
+                        "margin has halved (default 0: never decays; another value is a run of its own, @h)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -312,6 +323,10 @@ def main(argv=None):
         print(f"tvm-study: --blend-shortlist must be a share in (0, 1] and needs model 'ucmoh+xgb-blend' "
               f"(got {args.blend_shortlist:g})", file=sys.stderr)
         return 2
+    if args.boost_half_life < 0 or (args.boost_half_life and "ucmoh+boost" not in args.models.split(",")):
+        print(f"tvm-study: --boost-half-life must be 0 or a number of measurements and needs model 'ucmoh+boost' "
+              f"(got {args.boost_half_life:g})", file=sys.stderr)
+        return 2
     if args.dtype == "int8":
         from ucmoh.tvm.vnni import register
         register()
@@ -322,7 +337,8 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist), seed) in done:
+                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist,
+                      args.boost_half_life), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)

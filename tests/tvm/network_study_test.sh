@@ -54,7 +54,9 @@ for bad in "--networks alexnet --models random" "--networks bert_base --models m
     "--networks bert_base --models ucmoh+xgb-blend --raw-scores" \
     "--networks bert_base --models ucmoh+boost --raw-scores" \
     "--networks bert_base --models ucmoh+xgb-blend --blend-shortlist 0" \
-    "--networks bert_base --models ucmoh --blend-shortlist 0.5"; do
+    "--networks bert_base --models ucmoh --blend-shortlist 0.5" \
+    "--networks bert_base --models ucmoh+boost --boost-half-life -1" \
+    "--networks bert_base --models xgb --boost-half-life 64"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }

@@ -15,7 +15,7 @@ from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.model_blend import ModelBlend, blend_weights
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
 from ucmoh.tvm.search_fitness import SearchFitness
-from ucmoh.tvm.token_boost import TokenBoost, fitted_trust
+from ucmoh.tvm.token_boost import TokenBoost, fitted_trust, prior_weight
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -230,6 +230,19 @@ class Boosting(unittest.TestCase):
         boost.update(a, [1, 2], [failed, failed])  # failed runs teach nothing
         self.assertEqual(boost.measured, 16)
         self.assertGreater(boost.update_seconds, 0)
+
+    def test_the_priors_weight_halves_by_its_half_life(self):
+        self.assertEqual(prior_weight(2.0, 0, 16), 2.0)
+        self.assertEqual(prior_weight(2.0, 16, 16), 1.0)
+        self.assertEqual(prior_weight(2.0, 48, 16), 0.5)
+        self.assertEqual(prior_weight(2.0, 1000, 0), 2.0)  # no half-life: the fitted trust as it is
+        boost = TokenBoost(self.Prior(), seed=0, half_life=16)._inst
+        a = types.SimpleNamespace(task_name="a")
+        measured = list(range(0, 64, 4))
+        boost.update(a, measured, self.ran([1e-3 * (65 - c) for c in measured]))  # the prior is right: higher is faster
+        self.assertEqual(boost.choices()["a"], {"trust": 4.0, "measured": 16, "weight": 2.0})
+        with self.assertRaisesRegex(ValueError, "half-life must be 0"):
+            TokenBoost(self.Prior(), half_life=-1)
 
 
 if __name__ == "__main__":

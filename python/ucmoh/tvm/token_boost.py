@@ -20,6 +20,15 @@ of two measured candidates is faster, 0 where the model ranks at chance or
 worse). So before any measurement the session ranks as the pulled model
 does, and the trees learn only where the measurements disagree with it.
 
+With a half-life h, the prior's weight in a task's base margin is its trust
+times h / (h + n) after n measurements of the task: the trust is fitted on the
+candidates the search chose, which the prior itself steered, so it cannot see
+a fast region the prior scores low (on 256-trial BERT runs, XGBModel's best
+candidates of the two large dense layers sit at the prior's 15th-50th
+percentile, and TokenBoost at a full trust never found them,
+docs/benchmarks.md "Long runs"); the longer a task is tuned, the more its own
+measurements, not the prior, decide.
+
 The search reads the result as a SearchFitness, like the other registry
 models: positive, on one scale per task until the next update.
 """
@@ -42,6 +51,7 @@ MAX_TOKENS = 16  # flat width: MetaSchedule's CPU programs have at most 16 token
 BOOSTER_PARAMS = {"objective": "rank:pairwise", "eta": 0.1, "max_depth": 6, "min_child_weight": 1.0,
                   "subsample": 1.0, "tree_method": "hist", "nthread": 1, "verbosity": 0}
 ROUNDS = 60
+HALF_LIFE = 0  # no decay: the prior keeps its fitted trust however long a task is tuned (every run before 2026-12-06)
 
 
 def fitted_trust(z, latencies, grid=TRUSTS):
@@ -55,6 +65,12 @@ def fitted_trust(z, latencies, grid=TRUSTS):
         return DEFAULT_TRUST
     likelihood = [-np.sum(np.logaddexp(0.0, -a * gaps)) for a in grid]  # sum of log sigmoid(a * gap)
     return float(grid[int(np.argmax(likelihood))])
+
+
+def prior_weight(trust, measured, half_life=HALF_LIFE):
+    """The prior's weight in a task's base margin: its fitted `trust`, times
+    half_life / (half_life + measured) where a half-life is set (0: no decay)."""
+    return trust if half_life <= 0 else trust * half_life / (half_life + measured)
 
 
 def train_trees(xgboost, groups, params=None, rounds=ROUNDS):
@@ -82,11 +98,14 @@ class TokenBoost(PyCostModel):
     """`prior`: a ucmoh.tvm.CostModel (learn=False: the pulled model stays as
     pulled; only the trees learn)."""
 
-    def __init__(self, prior, seed=0, temperature=TEMPERATURE, rounds=ROUNDS, max_tokens=MAX_TOKENS):
+    def __init__(self, prior, seed=0, temperature=TEMPERATURE, rounds=ROUNDS, max_tokens=MAX_TOKENS,
+                 half_life=HALF_LIFE):
         super().__init__()
         import xgboost  # TVM's XGBModel's own dependency (tools/setup-tvm installs it)
         self._xgb = xgboost
-        self.prior, self.rounds, self.max_tokens = prior, rounds, max_tokens
+        if half_life < 0:
+            raise ValueError(f"the prior's half-life must be 0 (none) or a number of measurements (got {half_life})")
+        self.prior, self.rounds, self.max_tokens, self.half_life = prior, rounds, max_tokens, half_life
         self.params = {"seed": seed}
         self.prior_scale = SearchFitness(temperature)  # standardizes the prior's logits per task, kept for the run
         self.fitness = SearchFitness(temperature)  # of the boosted margins; reset after every update
@@ -119,7 +138,7 @@ class TokenBoost(PyCostModel):
         if self.booster is None or len(candidates) == 0:
             scores = self.fitness.of_standardized(z)  # nothing measured yet: the pulled model's fitness
         else:
-            base = self.trust.get(task, DEFAULT_TRUST) * z
+            base = self._weight(task) * z
             scores = self.fitness(task, self._margins(self._features(context, candidates), base))
         self.handed.add(scores)
         return scores
@@ -140,18 +159,30 @@ class TokenBoost(PyCostModel):
         self._train()
         self.fitness.reset()  # the margins moved
 
+    def _weight(self, task):
+        """The prior's weight in `task`'s base margin now (DEFAULT_TRUST before its first measurement)."""
+        data = self.tasks.get(task)
+        if data is None:
+            return DEFAULT_TRUST
+        return prior_weight(self.trust[task], len(data["latencies"]), self.half_life)
+
     def _train(self):
         """Trees from scratch on every measured candidate, grouped by task (as XGBModel retrains)."""
         start = time.perf_counter()
-        groups = [(np.concatenate(d["rows"]), self.trust[name] * np.asarray(d["z"]), d["latencies"])
+        groups = [(np.concatenate(d["rows"]), self._weight(name) * np.asarray(d["z"]), d["latencies"])
                   for name, d in self.tasks.items()]
         self.booster = train_trees(self._xgb, groups, self.params, self.rounds) or self.booster
         self.split["train"] += time.perf_counter() - start
 
     def choices(self):
-        """Per task: the trust in the prior the measurements fitted, and how many there were."""
-        return {name: {"trust": self.trust.get(name), "measured": len(data["latencies"])}
-                for name, data in self.tasks.items()}
+        """Per task: the trust in the prior the measurements fitted, how many there were,
+        and (with a half-life) the prior's weight that leaves."""
+        choices = {name: {"trust": self.trust.get(name), "measured": len(data["latencies"])}
+                   for name, data in self.tasks.items()}
+        if self.half_life > 0:
+            for name, choice in choices.items():
+                choice["weight"] = self._weight(name)
+        return choices
 
     # The study's accounting (tools/tvm_network_study.py), as CostModel has it.
     @property
