@@ -23,11 +23,11 @@ does, and the trees learn only where the measurements disagree with it.
 With a half-life h, the prior's weight in a task's base margin is its trust
 times h / (h + n) after n measurements of the task: the trust is fitted on the
 candidates the search chose, which the prior itself steered, so it cannot see
-a fast region the prior scores low (on 256-trial BERT runs, XGBModel's best
-candidates of the two large dense layers sit at the prior's 15th-50th
-percentile, and TokenBoost at a full trust never found them,
-docs/benchmarks.md "Long runs"); the longer a task is tuned, the more its own
-measurements, not the prior, decide.
+a fast region the prior scores low (in one of three 256-trial BERT runs,
+TokenBoost measured a dense layer around the prior's 68th percentile and
+stalled at 8.6 ms, where XGBModel's fastest candidates sat mostly at its
+15th-50th and reached 6.7 ms; docs/benchmarks.md "Long runs"). With a
+half-life, the longer a task is tuned, the more its own measurements decide.
 
 The search reads the result as a SearchFitness, like the other registry
 models: positive, on one scale per task until the next update.
