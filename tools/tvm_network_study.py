@@ -22,7 +22,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  the session's measurements on its own tokens, boosting from its
                  logits times each task's fitted trust (ucmoh.tvm.token_boost); with
                  --boost-half-life H that weight halves by a task's H-th measurement:
-                 `ucmoh+boost@h64`
+                 `ucmoh+boost@h64`; with --boost-window W the trees train on at
+                 most W candidates a task (its fastest half, the most recent):
+                 `ucmoh+boost@w256`
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -73,7 +75,7 @@ from ucmoh.tvm import CostModel, ModelBlend, ModelChoice, TokenBoost
 from ucmoh.tvm.database import runner_latency
 from ucmoh.tvm.collect import _builder, _parse as collector_options, _runner, _space, host_target
 from ucmoh.tvm.search_fitness import TEMPERATURE, ScoreTally
-from ucmoh.tvm.token_boost import HALF_LIFE
+from ucmoh.tvm.token_boost import HALF_LIFE, WINDOW
 from ucmoh.tvm.networks import tasks as network_tasks
 
 DEFAULT_EPS_GREEDY = 0.05  # MetaSchedule's EvolutionarySearch default
@@ -144,7 +146,8 @@ def cost_model(kind, args, target, seed):
                           seed=seed, temperature=args.fitness_temperature, shortlist=args.blend_shortlist)
     if kind == "ucmoh+boost":  # trees on its tokens, boosting from its logits
         return TokenBoost(CostModel(args.pulled, None, target, plugins=args.plugins, learn=False, raw_scores=True),
-                          seed=seed, temperature=args.fitness_temperature, half_life=args.boost_half_life)
+                          seed=seed, temperature=args.fitness_temperature, half_life=args.boost_half_life,
+                          window=args.boost_window)
     if kind == "ucmoh-learned":
         if not args.learned:
             raise ValueError("model 'ucmoh-learned' needs --learned (a pulled version)")
@@ -163,21 +166,30 @@ def cost_model(kind, args, target, seed):
     raise ValueError(f"unknown model '{kind}' (known: {', '.join(MODELS)})")
 
 
-def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, shortlist=1.0, half_life=HALF_LIFE):
+def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, shortlist=1.0, half_life=HALF_LIFE,
+              window=WINDOW):
     """The run's model name in the results: the cost model, `@top<s>` where the
     blend's XGBModel scored only a shortlist, `@h<n>` where TokenBoost's prior
-    had a half-life, `@raw` where a registry model's
+    had a half-life, `@w<n>` where its trees trained on a window, `@raw` where a registry model's
     logits reached the search as they are, `@T<t>` where their fitness had
     another temperature than SearchFitness's, and the search's random share
     where it is not MetaSchedule's default."""
     label = kind if kind != "ucmoh+xgb-blend" or shortlist >= 1 else f"{kind}@top{shortlist:g}"
     if kind == "ucmoh+boost" and half_life != HALF_LIFE:
         label += f"@h{half_life:g}"
+    if kind == "ucmoh+boost" and window != WINDOW:
+        label += f"@w{window}"
     if kind.startswith("ucmoh") and raw_scores:
         label += "@raw"
     elif kind.startswith("ucmoh") and temperature != TEMPERATURE:
         label += f"@T{temperature:g}"
     return label if eps_greedy == DEFAULT_EPS_GREEDY else f"{label}@eps{eps_greedy:g}"
+
+
+def args_label(kind, args):
+    """run_label of `kind` under the command line's options."""
+    return run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist,
+                     args.boost_half_life, args.boost_window)
 
 
 def tune_network(network, dtype, kind, seed, args):
@@ -186,8 +198,7 @@ def tune_network(network, dtype, kind, seed, args):
     chosen = network_tasks([network], dtype)
     chosen = chosen[:args.tasks] if args.tasks else chosen
     model = cost_model(kind, args, target, seed)  # refused before anything is written
-    label = run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist,
-                      args.boost_half_life)
+    label = args_label(kind, args)
     work = os.path.join(args.out, "db", f"{network}.{dtype}", f"{label}-s{seed}")
     shutil.rmtree(work, ignore_errors=True)  # an interrupted run starts again
     os.makedirs(work)
@@ -237,6 +248,7 @@ def tune_network(network, dtype, kind, seed, args):
         row["choices"] = model.choices()  # per task: the trust in the prior its measurements fitted
         row["trees_split"] = dict(model.split)  # the trees' seconds: features, training, scoring
         row["boost_half_life"] = model.half_life  # the prior's half-life in a task's measurements (0: none)
+        row["boost_window"] = model.window  # the trees' window in candidates a task (0: all)
     if kind == "ucmoh+xgb-blend":
         row["blend_shortlist"] = model.shortlist  # the share of each search call XGBModel scored
     return row
@@ -292,6 +304,9 @@ def main(argv=None):
     p.add_argument("--boost-half-life", type=float, default=HALF_LIFE,
                    help="ucmoh+boost: a task's measurements after which the prior's weight in the trees' base "
                         "margin has halved (default 0: never decays; another value is a run of its own, @h)")
+    p.add_argument("--boost-window", type=int, default=WINDOW,
+                   help="ucmoh+boost: the trees train on at most this many measured candidates a task, its "
+                        "fastest half and the most recent (default 0: all; another value is a run of its own, @w)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -327,6 +342,10 @@ def main(argv=None):
         print(f"tvm-study: --boost-half-life must be 0 or a number of measurements and needs model 'ucmoh+boost' "
               f"(got {args.boost_half_life:g})", file=sys.stderr)
         return 2
+    if args.boost_window < 0 or args.boost_window == 1 or (args.boost_window and "ucmoh+boost" not in args.models.split(",")):
+        print(f"tvm-study: --boost-window must be 0 or at least 2 candidates a task and needs model 'ucmoh+boost' "
+              f"(got {args.boost_window})", file=sys.stderr)
+        return 2
     if args.dtype == "int8":
         from ucmoh.tvm.vnni import register
         register()
@@ -337,8 +356,7 @@ def main(argv=None):
     for seed in [int(s) for s in args.seeds.split(",")]:
         for network in args.networks.split(","):
             for kind in args.models.split(","):
-                if (network, args.dtype, run_label(kind, args.eps_greedy, args.raw_scores, args.fitness_temperature, args.blend_shortlist,
-                      args.boost_half_life), seed) in done:
+                if (network, args.dtype, args_label(kind, args), seed) in done:
                     continue
                 try:
                     row = tune_network(network, args.dtype, kind, seed, args)

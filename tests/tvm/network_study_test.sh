@@ -56,7 +56,9 @@ for bad in "--networks alexnet --models random" "--networks bert_base --models m
     "--networks bert_base --models ucmoh+xgb-blend --blend-shortlist 0" \
     "--networks bert_base --models ucmoh --blend-shortlist 0.5" \
     "--networks bert_base --models ucmoh+boost --boost-half-life -1" \
-    "--networks bert_base --models xgb --boost-half-life 64"; do
+    "--networks bert_base --models xgb --boost-half-life 64" \
+    "--networks bert_base --models ucmoh+boost --boost-window 1" \
+    "--networks bert_base --models xgb --boost-window 256"; do
   if "$py" tools/tvm_network_study.py --pulled "$work/none" --plugins "$src/plugins.json" --out "$work/bad" $bad \
       > /dev/null 2> "$work/err.txt"; then echo "FAIL: tvm-study accepted $bad"; exit 1; fi
   [[ $(grep -c . "$work/err.txt") -eq 1 && ! -e $work/bad ]] || { echo "FAIL: $bad: not one line, or output written:"; cat "$work/err.txt"; exit 1; }
@@ -118,6 +120,8 @@ assert run_label("ucmoh-frozen", 0.25, temperature=4) == "ucmoh-frozen@T4@eps0.2
 assert run_label("ucmoh+xgb-blend", 0.25, shortlist=0.5) == "ucmoh+xgb-blend@top0.5@eps0.25"
 assert run_label("ucmoh+xgb-blend", 0.05) == "ucmoh+xgb-blend" and run_label("ucmoh", 0.05, shortlist=0.5) == "ucmoh"
 assert run_label("xgb", 0.05, temperature=4) == "xgb"  # a MetaSchedule model has no fitness
+assert run_label("ucmoh+boost", 0.25, half_life=64, window=256) == "ucmoh+boost@h64@w256@eps0.25"
+assert run_label("xgb", 0.25, window=256) == "xgb@eps0.25"  # only TokenBoost's trees have a window
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
 PY

@@ -15,7 +15,7 @@ from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.model_blend import ModelBlend, blend_weights
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
 from ucmoh.tvm.search_fitness import SearchFitness
-from ucmoh.tvm.token_boost import TokenBoost, fitted_trust, prior_weight
+from ucmoh.tvm.token_boost import TokenBoost, fitted_trust, prior_weight, training_window
 
 REGISTRY, PLUGINS, WORK = (os.environ[k] for k in ("UCMOH_TEST_REGISTRY", "UCMOH_TEST_PLUGINS", "UCMOH_TEST_WORK"))
 AVX2 = tvm.target.Target({"kind": "llvm", "mcpu": "core-avx2", "num-cores": 2})
@@ -243,6 +243,27 @@ class Boosting(unittest.TestCase):
         self.assertEqual(boost.choices()["a"], {"trust": 4.0, "measured": 16, "weight": 2.0})
         with self.assertRaisesRegex(ValueError, "half-life must be 0"):
             TokenBoost(self.Prior(), half_life=-1)
+
+    def test_a_window_keeps_a_tasks_fastest_half_and_its_most_recent(self):
+        latencies = [5.0, 1.0, 6.0, 2.0, 7.0, 8.0, 3.0, 9.0]
+        self.assertEqual(list(training_window(latencies, 0)), list(range(8)))  # no window: all
+        self.assertEqual(list(training_window(latencies, 8)), list(range(8)))  # no more than the window
+        self.assertEqual(list(training_window(latencies, 4)), [1, 3, 6, 7])  # fastest 1, 3 and the last two
+        self.assertEqual(list(training_window(latencies, 5)), [1, 3, 5, 6, 7])
+        boost = TokenBoost(self.Prior(), seed=0, window=16)._inst
+        a, b = types.SimpleNamespace(task_name="a"), types.SimpleNamespace(task_name="b")
+        for start in range(0, 64, 16):  # a higher int is slower: the window holds the eight fastest of task a
+            measured = list(range(start, start + 16))
+            boost.update(a, measured, self.ran([1e-3 * (1 + c) for c in measured]))
+        boost.update(b, [1, 2, 3], self.ran([3e-3, 2e-3, 1e-3]))
+        choices = boost.choices()  # every measurement counted; the trees saw task a's window only
+        self.assertEqual(choices, {"a": {"trust": 0.0, "measured": 64, "trained": 16},
+                                   "b": {"trust": 4.0, "measured": 3, "trained": 3}})
+        after = boost.predict(a, list(range(64)))
+        self.assertGreater(after[0], after[63])
+        for window in (-1, 1):
+            with self.assertRaisesRegex(ValueError, "window must be 0"):
+                TokenBoost(self.Prior(), window=window)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,15 @@ stalled at 8.6 ms, where XGBModel's fastest candidates sat mostly at its
 15th-50th and reached 6.7 ms; docs/benchmarks.md "Long runs"). With a
 half-life, the longer a task is tuned, the more its own measurements decide.
 
+With a window w, the trees train on at most w measured candidates a task:
+its w / 2 fastest and the most recent of the rest. Retrained from scratch
+after every batch on every candidate, the trees' cost grows with the square
+of the run (33-37 s at 256 trials a task on BERT-base against ~4 s at 64),
+so at the paper's 2,000 a task they would take longer than the search; a
+window bounds one training by the number of tasks. The fastest half keeps
+what the search must not lose (the region it converged to); the recent half
+follows it.
+
 The search reads the result as a SearchFitness, like the other registry
 models: positive, on one scale per task until the next update.
 """
@@ -52,6 +61,7 @@ BOOSTER_PARAMS = {"objective": "rank:pairwise", "eta": 0.1, "max_depth": 6, "min
                   "subsample": 1.0, "tree_method": "hist", "nthread": 1, "verbosity": 0}
 ROUNDS = 60
 HALF_LIFE = 0  # no decay: the prior keeps its fitted trust however long a task is tuned (every run before 2026-12-06)
+WINDOW = 0  # no window: every measured candidate of a task trains the trees (every run before 2026-12-06)
 
 
 def fitted_trust(z, latencies, grid=TRUSTS):
@@ -71,6 +81,18 @@ def prior_weight(trust, measured, half_life=HALF_LIFE):
     """The prior's weight in a task's base margin: its fitted `trust`, times
     half_life / (half_life + measured) where a half-life is set (0: no decay)."""
     return trust if half_life <= 0 else trust * half_life / (half_life + measured)
+
+
+def training_window(latencies, window=WINDOW):
+    """Indices, in measurement order, of a task's measured candidates the trees
+    train on: all of them, or with a window w < their number, the w // 2
+    fastest and the most recently measured of the rest, w in all."""
+    n = len(latencies)
+    if window <= 0 or n <= window:
+        return np.arange(n)
+    fastest = np.argsort(np.asarray(latencies, dtype="float64"), kind="stable")[: window // 2]
+    rest = np.setdiff1d(np.arange(n), fastest)  # ascending: measurement order
+    return np.sort(np.concatenate([fastest, rest[len(rest) - (window - len(fastest)):]]))
 
 
 def train_trees(xgboost, groups, params=None, rounds=ROUNDS):
@@ -99,13 +121,16 @@ class TokenBoost(PyCostModel):
     pulled; only the trees learn)."""
 
     def __init__(self, prior, seed=0, temperature=TEMPERATURE, rounds=ROUNDS, max_tokens=MAX_TOKENS,
-                 half_life=HALF_LIFE):
+                 half_life=HALF_LIFE, window=WINDOW):
         super().__init__()
         import xgboost  # TVM's XGBModel's own dependency (tools/setup-tvm installs it)
         self._xgb = xgboost
         if half_life < 0:
             raise ValueError(f"the prior's half-life must be 0 (none) or a number of measurements (got {half_life})")
-        self.prior, self.rounds, self.max_tokens, self.half_life = prior, rounds, max_tokens, half_life
+        if window < 0 or window == 1:
+            raise ValueError(f"the trees' window must be 0 (none) or at least 2 candidates a task (got {window})")
+        self.prior, self.rounds, self.max_tokens = prior, rounds, max_tokens
+        self.half_life, self.window = half_life, window
         self.params = {"seed": seed}
         self.prior_scale = SearchFitness(temperature)  # standardizes the prior's logits per task, kept for the run
         self.fitness = SearchFitness(temperature)  # of the boosted margins; reset after every update
@@ -113,6 +138,7 @@ class TokenBoost(PyCostModel):
         self.booster = None
         self.tasks = {}  # task name -> {"rows": [], "z": [], "latencies": []}
         self.trust = {}  # task name -> fitted trust in the prior
+        self.trained = {}  # task name -> candidates the last training saw (its window)
         self.split = {"features": 0.0, "train": 0.0, "trees": 0.0}  # the trees' own seconds
         self.measured = 0
 
@@ -150,12 +176,14 @@ class TokenBoost(PyCostModel):
             return
         task = str(context.task_name)
         chosen = [c for c, _ in measured]
-        data = self.tasks.setdefault(task, {"rows": [], "z": [], "latencies": []})
-        data["rows"].append(self._features(context, chosen))
-        data["z"].extend(self._z(task, context, chosen))
-        data["latencies"].extend(latency for _, latency in measured)
+        data = self.tasks.setdefault(task, {"rows": np.zeros((0, 0)), "z": np.zeros(0), "latencies": np.zeros(0)})
+        rows = self._features(context, chosen)
+        data["rows"] = np.concatenate([data["rows"], rows]) if len(data["z"]) else rows
+        data["z"] = np.concatenate([data["z"], self._z(task, context, chosen)])
+        data["latencies"] = np.concatenate([data["latencies"], [latency for _, latency in measured]])
         self.measured += len(measured)
-        self.trust[task] = fitted_trust(data["z"], data["latencies"])
+        kept = training_window(data["latencies"], self.window)
+        self.trust[task] = fitted_trust(data["z"][kept], data["latencies"][kept])
         self._train()
         self.fitness.reset()  # the margins moved
 
@@ -167,21 +195,28 @@ class TokenBoost(PyCostModel):
         return prior_weight(self.trust[task], len(data["latencies"]), self.half_life)
 
     def _train(self):
-        """Trees from scratch on every measured candidate, grouped by task (as XGBModel retrains)."""
+        """Trees from scratch on every measured candidate (or each task's window), grouped by task."""
         start = time.perf_counter()
-        groups = [(np.concatenate(d["rows"]), self._weight(name) * np.asarray(d["z"]), d["latencies"])
-                  for name, d in self.tasks.items()]
+        groups = []
+        for name, d in self.tasks.items():
+            kept = training_window(d["latencies"], self.window)
+            groups.append((d["rows"][kept], self._weight(name) * d["z"][kept], d["latencies"][kept]))
+            self.trained[name] = len(kept)
         self.booster = train_trees(self._xgb, groups, self.params, self.rounds) or self.booster
         self.split["train"] += time.perf_counter() - start
 
     def choices(self):
         """Per task: the trust in the prior the measurements fitted, how many there were,
-        and (with a half-life) the prior's weight that leaves."""
+        (with a half-life) the prior's weight that leaves, and (with a window) how
+        many of them the trees last trained on."""
         choices = {name: {"trust": self.trust.get(name), "measured": len(data["latencies"])}
                    for name, data in self.tasks.items()}
         if self.half_life > 0:
             for name, choice in choices.items():
                 choice["weight"] = self._weight(name)
+        if self.window > 0:
+            for name, choice in choices.items():
+                choice["trained"] = self.trained.get(name, 0)
         return choices
 
     # The study's accounting (tools/tvm_network_study.py), as CostModel has it.
