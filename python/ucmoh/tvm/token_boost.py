@@ -138,7 +138,6 @@ class TokenBoost(PyCostModel):
         self.booster = None
         self.tasks = {}  # task name -> {"rows": [], "z": [], "latencies": []}
         self.trust = {}  # task name -> fitted trust in the prior
-        self.trained = {}  # task name -> candidates the last training saw (its window)
         self.split = {"features": 0.0, "train": 0.0, "trees": 0.0}  # the trees' own seconds
         self.measured = 0
 
@@ -176,9 +175,9 @@ class TokenBoost(PyCostModel):
             return
         task = str(context.task_name)
         chosen = [c for c, _ in measured]
-        data = self.tasks.setdefault(task, {"rows": np.zeros((0, 0)), "z": np.zeros(0), "latencies": np.zeros(0)})
         rows = self._features(context, chosen)
-        data["rows"] = np.concatenate([data["rows"], rows]) if len(data["z"]) else rows
+        data = self.tasks.setdefault(task, {"rows": rows[:0], "z": np.zeros(0), "latencies": np.zeros(0)})
+        data["rows"] = np.concatenate([data["rows"], rows])
         data["z"] = np.concatenate([data["z"], self._z(task, context, chosen)])
         data["latencies"] = np.concatenate([data["latencies"], [latency for _, latency in measured]])
         self.measured += len(measured)
@@ -201,7 +200,6 @@ class TokenBoost(PyCostModel):
         for name, d in self.tasks.items():
             kept = training_window(d["latencies"], self.window)
             groups.append((d["rows"][kept], self._weight(name) * d["z"][kept], d["latencies"][kept]))
-            self.trained[name] = len(kept)
         self.booster = train_trees(self._xgb, groups, self.params, self.rounds) or self.booster
         self.split["train"] += time.perf_counter() - start
 
@@ -216,7 +214,7 @@ class TokenBoost(PyCostModel):
                 choice["weight"] = self._weight(name)
         if self.window > 0:
             for name, choice in choices.items():
-                choice["trained"] = self.trained.get(name, 0)
+                choice["trained"] = len(training_window(self.tasks[name]["latencies"], self.window))
         return choices
 
     # The study's accounting (tools/tvm_network_study.py), as CostModel has it.
