@@ -22,6 +22,7 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 
 from .database import runner_latency
+from .prior_accounting import PriorAccounting
 
 
 def concordant_pairs(scores, latencies):
@@ -57,7 +58,7 @@ class TaskRecord:
 
 
 @derived_object
-class ModelChoice(PyCostModel):
+class ModelChoice(PyCostModel, PriorAccounting):  # TVM reads its metadata from the first base
     """`prior`: a ucmoh.tvm.CostModel (learn=False: it stays as pulled);
     `online`: a MetaSchedule cost model that learns (default XGBModel after 16
     warm-up samples, the study's strongest online baseline). `warmup`: each
@@ -118,26 +119,10 @@ class ModelChoice(PyCostModel):
         return {name: {"chosen": t.chosen, "pairs": t.pairs, "prior": t.accuracy("prior"),
                        "online": t.accuracy("online")} for name, t in self.tasks.items()}
 
-    # The study's accounting (tools/tvm_network_study.py), as CostModel has it.
-    @property
-    def predict_seconds(self):
-        return self.prior.predict_seconds
-
     @property
     def update_seconds(self):
+        """The study's accounting (PriorAccounting): XGBoost's seconds."""
         return self.online_seconds
-
-    @property
-    def seconds(self):
-        return self.prior.seconds + self.online_seconds
-
-    @property
-    def converted(self):
-        return self.prior.converted
-
-    @property
-    def predicted(self):
-        return self.prior.predicted
 
     @property
     def measured(self):

@@ -48,6 +48,7 @@ from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.cost_model import PyCostModel
 
 from .database import runner_latency
+from .prior_accounting import PriorAccounting
 from .search_fitness import TEMPERATURE, ScoreTally, SearchFitness
 
 # The trust grid: margins per standard deviation of the task's logits. 0 =
@@ -116,7 +117,7 @@ def boosted_margins(xgboost, booster, rows, base):
 
 
 @derived_object
-class TokenBoost(PyCostModel):
+class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from the first base
     """`prior`: a ucmoh.tvm.CostModel (learn=False: the pulled model stays as
     pulled; only the trees learn)."""
 
@@ -217,26 +218,10 @@ class TokenBoost(PyCostModel):
                 choice["trained"] = len(training_window(self.tasks[name]["latencies"], self.window))
         return choices
 
-    # The study's accounting (tools/tvm_network_study.py), as CostModel has it.
-    @property
-    def predict_seconds(self):
-        return self.prior.predict_seconds
-
     @property
     def update_seconds(self):
+        """The study's accounting (PriorAccounting): the trees' seconds."""
         return sum(self.split.values())
-
-    @property
-    def seconds(self):
-        return self.prior.seconds + self.update_seconds
-
-    @property
-    def converted(self):
-        return self.prior.converted
-
-    @property
-    def predicted(self):
-        return self.prior.predicted
 
     def save(self, path):
         if self.booster is not None:
