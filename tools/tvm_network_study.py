@@ -22,9 +22,9 @@ each), MetaSchedule's gradient task scheduler, a global budget of
                  the session's measurements on its own tokens, boosting from its
                  logits times each task's fitted trust (ucmoh.tvm.token_boost); with
                  --boost-half-life H that weight halves by a task's H-th measurement:
-                 `ucmoh+boost@h64`; with --boost-window W the trees train on at
-                 most W candidates a task (its fastest half, the most recent):
-                 `ucmoh+boost@w256`
+                 `ucmoh+boost@h64`; the trees train on at most W candidates a
+                 task (its fastest half, the most recent), --boost-window W,
+                 default 128: `ucmoh+boost@w128` (0: on all, `ucmoh+boost`)
   xgb            MetaSchedule's XGBModel, TVM's defaults (100 warm-up samples)
   xgb-w16        XGBModel after 16 random warm-up samples
   random         MetaSchedule's RandomModel
@@ -177,7 +177,7 @@ def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, short
     label = kind if kind != "ucmoh+xgb-blend" or shortlist >= 1 else f"{kind}@top{shortlist:g}"
     if kind == "ucmoh+boost" and half_life != HALF_LIFE:
         label += f"@h{half_life:g}"
-    if kind == "ucmoh+boost" and window != WINDOW:
+    if kind == "ucmoh+boost" and window:  # named whatever the default: "ucmoh+boost" is a run without a window
         label += f"@w{window}"
     if kind.startswith("ucmoh") and raw_scores:
         label += "@raw"
@@ -304,9 +304,10 @@ def main(argv=None):
     p.add_argument("--boost-half-life", type=float, default=HALF_LIFE,
                    help="ucmoh+boost: a task's measurements after which the prior's weight in the trees' base "
                         "margin has halved (default 0: never decays; another value is a run of its own, @h)")
-    p.add_argument("--boost-window", type=int, default=WINDOW,
+    p.add_argument("--boost-window", type=int,
                    help="ucmoh+boost: the trees train on at most this many measured candidates a task, its "
-                        "fastest half and the most recent (default 0: all; another value is a run of its own, @w)")
+                        f"fastest half and the most recent (default {WINDOW}; 0: all, as every run before "
+                        "2026-12-07; a window is named in the run's label, @w)")
     p.add_argument("--learned", help="the pulled version model 'ucmoh-learned' tunes with")
     p.add_argument("--mlp", help="the pretrained SegmentSumMLP model 'mlp-pretrained' tunes with")
     args = p.parse_args(argv)
@@ -342,10 +343,12 @@ def main(argv=None):
         print(f"tvm-study: --boost-half-life must be 0 or a number of measurements and needs model 'ucmoh+boost' "
               f"(got {args.boost_half_life:g})", file=sys.stderr)
         return 2
-    if args.boost_window < 0 or args.boost_window == 1 or (args.boost_window and "ucmoh+boost" not in args.models.split(",")):
+    if args.boost_window is not None and (args.boost_window < 0 or args.boost_window == 1
+                                          or "ucmoh+boost" not in args.models.split(",")):
         print(f"tvm-study: --boost-window must be 0 or at least 2 candidates a task and needs model 'ucmoh+boost' "
               f"(got {args.boost_window})", file=sys.stderr)
         return 2
+    args.boost_window = WINDOW if args.boost_window is None else args.boost_window
     if args.dtype == "int8":
         from ucmoh.tvm.vnni import register
         register()

@@ -122,6 +122,9 @@ assert run_label("ucmoh+xgb-blend", 0.05) == "ucmoh+xgb-blend" and run_label("uc
 assert run_label("xgb", 0.05, temperature=4) == "xgb"  # a MetaSchedule model has no fitness
 assert run_label("ucmoh+boost", 0.25, half_life=64, window=256) == "ucmoh+boost@h64@w256@eps0.25"
 assert run_label("xgb", 0.25, window=256) == "xgb@eps0.25"  # only TokenBoost's trees have a window
+# A window is named whatever the default, so the rows of runs without one (before 2026-12-07) keep their name.
+assert run_label("ucmoh+boost", 0.25, window=0) == "ucmoh+boost@eps0.25"
+assert run_label("ucmoh+boost", 0.25) == "ucmoh+boost@w128@eps0.25"  # the default window
 print(f"ucmoh: {u['converted']} candidates converted, {u['predicted']} scored, {u['measured']} learned online, "
       f"cost model {u['cost_model_s']:.1f} of {u['wall_s']:.0f} s")
 PY
@@ -168,11 +171,12 @@ online = edge["online"] / sum(edge.values()) if sum(edge.values()) > 0 else 0.5 
 assert abs(task["weights"]["online"] - online) < 1e-9, task
 print(f"ucmoh+xgb-blend: weights prior {task['weights']['prior']:.2f}, XGBModel {task['weights']['online']:.2f}; "
       f"cost model {blend['cost_model_s']:.1f} of {blend['wall_s']:.0f} s")
-boost = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+boost@eps0.25"][0]
-assert (boost["cost_model"], boost["scores"]) == ("ucmoh+boost", "fitness"), boost
+boost = [r for r in map(json.loads, open(sys.argv[1])) if r["model"] == "ucmoh+boost@w128@eps0.25"][0]
+assert (boost["cost_model"], boost["scores"], boost["boost_window"]) == ("ucmoh+boost", "fitness", 128), boost
 assert boost["handed_scores"]["scores"] > 0 and boost["handed_scores"]["not_positive"] == 0, boost["handed_scores"]
-task = boost["choices"]["bert_base.dense.m128n768k768.bias"]  # every measured candidate learned, the trust fitted
-assert task["measured"] == boost["measured"] >= 24 and task["trust"] in (0, 0.125, 0.25, 0.5, 1, 2, 4), (task, boost["measured"])
+task = boost["choices"]["bert_base.dense.m128n768k768.bias"]  # every measured candidate learned (fewer than the window), the trust fitted
+assert task["measured"] == task["trained"] == boost["measured"] >= 24, (task, boost["measured"])
+assert task["trust"] in (0, 0.125, 0.25, 0.5, 1, 2, 4), task
 split = boost["trees_split"]  # the trees' seconds (tokens, training, scoring) are the model's update seconds
 assert split["features"] > 0 and split["train"] > 0 and split["trees"] > 0, split
 assert abs(sum(split.values()) - boost["update_s"]) < 1e-6 and boost["cost_model_s"] < boost["wall_s"], boost

@@ -222,7 +222,7 @@ class Boosting(unittest.TestCase):
         self.assertTrue(np.all(before > 0) and np.all(np.diff(before) > 0))
         measured = list(range(0, 64, 4))
         boost.update(a, measured, self.ran([1e-3 * (1 + c) for c in measured]))  # a higher int is slower
-        self.assertEqual(boost.choices()["a"], {"trust": 0.0, "measured": 16})
+        self.assertEqual(boost.choices()["a"], {"trust": 0.0, "measured": 16, "trained": 16})
         after = boost.predict(a, population)
         self.assertTrue(np.all(after > 0))
         self.assertGreater(after[0], after[63])  # the trees' order now: lower ints first
@@ -240,7 +240,7 @@ class Boosting(unittest.TestCase):
         a = types.SimpleNamespace(task_name="a")
         measured = list(range(0, 64, 4))
         boost.update(a, measured, self.ran([1e-3 * (65 - c) for c in measured]))  # the prior is right: higher is faster
-        self.assertEqual(boost.choices()["a"], {"trust": 4.0, "measured": 16, "weight": 2.0})
+        self.assertEqual(boost.choices()["a"], {"trust": 4.0, "measured": 16, "weight": 2.0, "trained": 16})
         with self.assertRaisesRegex(ValueError, "half-life must be 0"):
             TokenBoost(self.Prior(), half_life=-1)
 

@@ -36,7 +36,8 @@ of the run (33-37 s at 256 trials a task on BERT-base against ~4 s at 64),
 so at the paper's 2,000 a task they would take longer than the search; a
 window bounds one training by the number of tasks. The fastest half keeps
 what the search must not lose (the region it converged to); the recent half
-follows it.
+follows it. The default since 2026-12-07 is w = 128; window=0 trains on
+every candidate, as every run before it did.
 
 The search reads the result as a SearchFitness, like the other registry
 models: positive, on one scale per task until the next update.
@@ -62,7 +63,11 @@ BOOSTER_PARAMS = {"objective": "rank:pairwise", "eta": 0.1, "max_depth": 6, "min
                   "subsample": 1.0, "tree_method": "hist", "nthread": 1, "verbosity": 0}
 ROUNDS = 60
 HALF_LIFE = 0  # no decay: the prior keeps its fitted trust however long a task is tuned (every run before 2026-12-06)
-WINDOW = 0  # no window: every measured candidate of a task trains the trees (every run before 2026-12-06)
+# The trees train on at most 128 candidates a task: on Zen 4, six seeds of BERT-base at 256 trials
+# a task ended lower with it than without at a third less training (docs/benchmarks.md, "Six seeds
+# of the long runs"). Runs before 2026-12-07 had none (window=0, `--boost-window 0`); a task
+# measured at most 128 times is tuned exactly as without it.
+WINDOW = 128
 
 
 def fitted_trust(z, latencies, grid=TRUSTS):
