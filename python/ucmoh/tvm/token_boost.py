@@ -64,7 +64,7 @@ BOOSTER_PARAMS = {"objective": "rank:pairwise", "eta": 0.1, "max_depth": 6, "min
 ROUNDS = 60
 HALF_LIFE = 0  # no decay: the prior keeps its fitted trust however long a task is tuned (every run before 2026-12-06)
 # The trees train on at most 128 candidates a task: on Zen 4, six seeds of BERT-base at 256 trials
-# a task ended lower with it than without at a third less training (docs/benchmarks.md, "Six seeds
+# a task ended at or below its runs without one, with 30 % less training (docs/benchmarks.md, "Six seeds
 # of the long runs"). Runs before 2026-12-07 had none (window=0, `--boost-window 0`); a task
 # measured at most 128 times is tuned exactly as without it.
 WINDOW = 128
