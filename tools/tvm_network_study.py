@@ -175,9 +175,10 @@ def run_label(kind, eps_greedy, raw_scores=False, temperature=TEMPERATURE, short
     another temperature than SearchFitness's, and the search's random share
     where it is not MetaSchedule's default."""
     label = kind if kind != "ucmoh+xgb-blend" or shortlist >= 1 else f"{kind}@top{shortlist:g}"
-    if kind == "ucmoh+boost" and half_life != HALF_LIFE:
+    # A half-life or a window is named whatever the defaults: "ucmoh+boost" is a run with neither.
+    if kind == "ucmoh+boost" and half_life:
         label += f"@h{half_life:g}"
-    if kind == "ucmoh+boost" and window:  # named whatever the default: "ucmoh+boost" is a run without a window
+    if kind == "ucmoh+boost" and window:
         label += f"@w{window}"
     if kind.startswith("ucmoh") and raw_scores:
         label += "@raw"
