@@ -224,6 +224,18 @@ grep -q "^\*\*bert_base (float32)\*\*: 1 tasks, 8 trials a run (8 a task)" "$wor
 ! "$py" tools/plot-tvm-network-study "$work/study" --reference random --budget 0 > /dev/null 2> "$work/budget.err" \
   && grep -q "^plot-tvm-network-study: --budget must be at least 1 trial a task (got 0)$" "$work/budget.err" \
   || { echo "FAIL: --budget 0 was not refused in one line"; cat "$work/budget.err"; exit 1; }
+# --pretraining: a registry model's runs from the pulled weights named by their digest's
+# prefix are MODEL@NAME (two lineages apart); a baseline's row and other digests keep theirs.
+sha=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["model_pt_sha256"])' "$work/pulled/manifest.json")
+"$py" tools/plot-tvm-network-study "$work/study" --reference random --pretraining "${sha:0:8}=v1" > "$work/pretraining.md"
+grep -q "^| ucmoh@v1 (1 run) | " "$work/pretraining.md" && grep -q "^| random (1 run) | " "$work/pretraining.md" \
+  && ! grep -q "^| ucmoh (1 run) | " "$work/pretraining.md" \
+  || { echo "FAIL: --pretraining did not name the pulled version's runs"; cat "$work/pretraining.md"; exit 1; }
+"$py" tools/plot-tvm-network-study "$work/study" --reference random --pretraining "0000000=v1" | grep -q "^| ucmoh (1 run) | " \
+  || { echo "FAIL: --pretraining renamed the runs of another digest"; exit 1; }
+! "$py" tools/plot-tvm-network-study "$work/study" --reference random --pretraining v1 > /dev/null 2> "$work/pretraining.err" \
+  && grep -q "^plot-tvm-network-study: --pretraining 'v1' is not SHA256_PREFIX=NAME$" "$work/pretraining.err" \
+  || { echo "FAIL: --pretraining v1 was not refused in one line"; cat "$work/pretraining.err"; exit 1; }
 # 6. How the pulled model ranks what a search measured (tools/held_out_pca.py
 # --records): the ucmoh+xgb run's database, imported as records, scored per task.
 "$registry" import metaschedule "$work/study/db/bert_base.float32/ucmoh+xgb@eps0.25-s0" -o "$work/tuned.jsonl" > /dev/null
