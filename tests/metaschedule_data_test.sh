@@ -70,7 +70,7 @@ if os.path.exists(os.environ["REMEASURE"]):
 expected = {"emeraldrapids.float32": (150, "median", 60),  # 152 tasks tuned for 64 trials
             "emeraldrapids.int8": (100, "full", 40),       # 105 tasks; 43 extended to 64 trials and more
             "znver3.float32": (150, "median", 30),         # AVX2: 152 tasks tuned for 32 trials
-            "znver4.float32": (18, "median", 64)}          # the 18 transformer tasks of vit_b16 and gpt2, 64 trials
+            "znver4.float32": (37, "median", 64)}          # vit_b16's and gpt2's 18 transformer tasks, resnet50_nchwc's 19 own convs; 64 trials
 if not collected:
     name = ".".join(records_path.rsplit("/", 1)[-1].split(".")[:2])
     assert name in expected, f"{records_path}: a collection this test does not know: add its counts (docs/data.md)"
