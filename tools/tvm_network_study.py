@@ -238,7 +238,7 @@ def tune_network(network, dtype, kind, seed, args):
                    scores="raw" if handing.fitness is None else "fitness",
                    fitness_temperature=None if handing.fitness is None else handing.fitness.temperature,
                    predict_s=model.predict_seconds, update_s=model.update_seconds, converted=model.converted,
-                   predicted=model.predicted, measured=model.measured,
+                   predicted=model.predicted, measured=model.measured, unreadable=dict(prior.unreadable),
                    logits=prior.logits.summary(), handed_scores=handing.handed.summary())
     if kind == "ucmoh":
         row["last_update"] = model.model.info.get("last_update")  # its epochs and learning rate, among others

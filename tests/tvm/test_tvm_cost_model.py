@@ -10,7 +10,7 @@ import numpy as np
 import tvm
 import tvm.s_tir.meta_schedule as ms
 
-from test_tir_to_ast import matmul
+from test_tir_to_ast import blocked, matmul
 from ucmoh.tvm import CostModel, LocalBuilder
 from ucmoh.tvm.model_blend import ModelBlend, blend_weights
 from ucmoh.tvm.model_choice import ModelChoice, TaskRecord, concordant_pairs
@@ -41,6 +41,24 @@ class Tuning(unittest.TestCase):
         model.load(saved)
         self.assertEqual(model.model.info["registry_version"], 2)
 
+    def test_a_program_the_converter_refuses_ranks_last_and_teaches_nothing(self):
+        # An int8 design space where the VNNI tensorization failed leaves such programs (issue 37's int8 ResNet-18).
+        model = CostModel(REGISTRY, "ucmoh@1", AVX2, plugins=PLUGINS, update_epochs=1)._inst  # called from Python
+        task = types.SimpleNamespace(task_name="t", target=AVX2)
+        readable = [types.SimpleNamespace(sch=types.SimpleNamespace(mod={"main": blocked(matmul(n))})) for n in (32, 64)]
+        unreadable = types.SimpleNamespace(sch=types.SimpleNamespace(mod={"main": blocked(matmul(64, "int8", "int32"))}))
+        logits = model.rank_logits(task, [readable[0], unreadable, readable[1]])
+        self.assertTrue(np.isfinite(logits[[0, 2]]).all())
+        self.assertEqual(logits[1], -np.inf)
+        fitness = model.predict(task, [readable[0], unreadable, readable[1]])
+        self.assertTrue(np.all(fitness > 0))
+        self.assertEqual(int(np.argmin(fitness)), 1)  # the search's lowest, never clipped to nothing
+        self.assertEqual(dict(model.unreadable), {"an untensorized s32 multiply-accumulate (the vector FMA "
+                                                  "intrinsics are fp32; tensorize it)": 1})  # once: then cached
+        ran = [ms.runner.RunnerResult(run_secs=[tvm.runtime.convert(t)], error_msg=None) for t in (1e-3, 2e-3, 3e-3)]
+        model.update(task, [readable[0], unreadable, readable[1]], ran)
+        self.assertEqual(model.measured, 2)  # the two readable programs, not the unreadable one
+
 
 class Fitness(unittest.TestCase):
     """SearchFitness: what MetaSchedule's search reads of the registry model's logits."""
@@ -62,6 +80,14 @@ class Fitness(unittest.TestCase):
         self.assertAlmostEqual(other[63], first[63])
         fit.reset()
         self.assertAlmostEqual(fit("t", np.arange(64.0) + 5)[63], first[63])  # a new reference after the reset
+
+    def test_an_unreadable_program_scores_lowest_and_leaves_the_reference(self):
+        fit = SearchFitness(temperature=1.0)
+        scores = fit("t", np.append(np.arange(64.0), -np.inf))  # -inf: a program CostModel cannot read
+        self.assertTrue(np.all(scores > 0))
+        self.assertEqual(int(np.argmin(scores)), 64)
+        self.assertAlmostEqual(scores[63], SearchFitness(temperature=1.0)("t", np.arange(64.0))[63])
+        self.assertTrue(np.all(fit("u", np.full(3, -np.inf)) > 0))  # a batch of nothing readable
 
     def test_a_small_batch_makes_no_reference_and_ties_score_one(self):
         fit = SearchFitness()
@@ -197,10 +223,10 @@ class Boosting(unittest.TestCase):
         model = Library()
 
         def rank_logits(self, context, candidates):
-            return np.asarray(candidates, dtype="float64")
+            return np.asarray([c if c >= 0 else -np.inf for c in candidates], dtype="float64")
 
-        def _program(self, context, candidate):
-            return str(candidate)
+        def programs(self, context, candidates):
+            return [str(c) if c >= 0 else None for c in candidates]  # a negative int: a program it cannot read
 
     @staticmethod
     def ran(latencies):
@@ -230,6 +256,18 @@ class Boosting(unittest.TestCase):
         boost.update(a, [1, 2], [failed, failed])  # failed runs teach nothing
         self.assertEqual(boost.measured, 16)
         self.assertGreater(boost.update_seconds, 0)
+
+    def test_an_unreadable_program_ranks_last_and_teaches_the_trees_nothing(self):
+        boost = TokenBoost(self.Prior(), seed=0)._inst
+        a = types.SimpleNamespace(task_name="a")
+        population = list(range(64)) + [-1]
+        self.assertEqual(int(np.argmin(boost.predict(a, population))), 64)
+        measured = [-1] + list(range(0, 64, 4))
+        boost.update(a, measured, self.ran([1e-4] + [1e-3 * (1 + c) for c in measured[1:]]))  # -1 measured fastest
+        self.assertEqual(boost.measured, 16)
+        scores = boost.predict(a, population)
+        self.assertTrue(np.all(scores > 0))
+        self.assertEqual(int(np.argmin(scores)), 64)
 
     def test_the_priors_weight_halves_by_its_half_life(self):
         self.assertEqual(prior_weight(2.0, 0, 16), 2.0)

@@ -12,9 +12,15 @@ import ucmoh
 
 from .database import runner_latency
 from .search_fitness import TEMPERATURE, ScoreTally, SearchFitness
+from .tir_exprs import UnsupportedTIR
 from .tir_to_ast import tir_to_ast
 
 _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations of a 512-candidate search
+
+
+def _reason(error):
+    """An UnsupportedTIR message without its block and buffer names (one count per kind)."""
+    return str(error).split(": ", 1)[-1] if str(error).startswith("block '") else str(error)
 
 
 @derived_object
@@ -49,31 +55,46 @@ class CostModel(PyCostModel):
         # Least recently used entries go past _CACHED (a few KB each).
         self._asts = collections.OrderedDict()
         self.converted = 0  # candidates actually converted (the rest came from the cache)
+        # Candidates the converter refuses (an int8 design space where the VNNI
+        # tensorization failed leaves a scalar s32 multiply-accumulate) are
+        # programs the model cannot read: they rank below every program it can
+        # (logit -inf, a fitness of ~0) and teach it nothing. Counted by reason.
+        self.unreadable = collections.Counter()
 
     def _program(self, context, candidate):
-        """The candidate's AST as JSON text."""
+        """The candidate's AST as JSON text; None where the converter refuses it."""
         func = candidate.sch.mod["main"]
         key = tvm_ffi.structural_hash(func)
-        text = self._asts.get(key)
-        if text is not None:
+        if key in self._asts:
             self._asts.move_to_end(key)
-            return text
+            return self._asts[key]
         target = self.target or context.target
-        text = json.dumps(tir_to_ast(func, target, task=str(context.task_name or "tvm")))
+        try:
+            text = json.dumps(tir_to_ast(func, target, task=str(context.task_name or "tvm")))
+        except UnsupportedTIR as e:
+            text = None
+            self.unreadable[_reason(e)] += 1
         self._asts[key] = text
         if len(self._asts) > _CACHED:
             self._asts.popitem(last=False)
         self.converted += 1
         return text
 
+    def programs(self, context, candidates):
+        """Each candidate's AST text (None where unreadable)."""
+        return [self._program(context, c) for c in candidates]
+
     def rank_logits(self, context, candidates):
         """The network's ranking logits of `candidates`, as they are (what
-        `predict` hands the search as their fitness; ModelChoice judges by them)."""
+        `predict` hands the search as their fitness; ModelChoice judges by
+        them); -inf for a candidate the model cannot read."""
         start = time.perf_counter()
-        programs = [self._program(context, c) for c in candidates]
-        scores = self.model.score("\n".join(programs) + "\n") if programs else np.zeros(0, dtype=np.float32)
-        scores = scores.astype("float64")
-        self.logits.add(scores)
+        programs = self.programs(context, candidates)
+        readable = [p for p in programs if p is not None]
+        scores = np.full(len(programs), -np.inf)
+        if readable:
+            scores[[p is not None for p in programs]] = self.model.score("\n".join(readable) + "\n")
+        self.logits.add(scores[np.isfinite(scores)])
         self.predicted += len(programs)
         self.predict_seconds += time.perf_counter() - start
         return scores
@@ -82,6 +103,9 @@ class CostModel(PyCostModel):
         scores = self.rank_logits(context, candidates)
         if self.fitness is not None:
             scores = self.fitness(str(context.task_name), scores)
+        elif not np.all(np.isfinite(scores)):  # raw logits: the unreadable just below the lowest readable one
+            finite = scores[np.isfinite(scores)]
+            scores = np.where(np.isfinite(scores), scores, (finite.min() - 1.0) if finite.size else 0.0)
         self.handed.add(scores)
         return scores
 
@@ -89,13 +113,15 @@ class CostModel(PyCostModel):
         start = time.perf_counter()
         measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
         measured = [(c, latency) for c, latency in measured if latency is not None]  # failed runs are not latencies
-        if self.learn and len(measured) >= 2:
-            programs = [self._program(context, c) for c, _ in measured]
-            latencies = [latency for _, latency in measured]
-            self.model.update("\n".join(programs) + "\n", latencies, epochs=self.update_epochs)
-            self.measured += len(measured)
-            if self.fitness is not None:
-                self.fitness.reset()  # every task's logits moved
+        if self.learn:
+            programs = self.programs(context, [c for c, _ in measured])
+            readable = [(p, latency) for p, (_, latency) in zip(programs, measured) if p is not None]
+            if len(readable) >= 2:
+                self.model.update("\n".join(p for p, _ in readable) + "\n", [latency for _, latency in readable],
+                                  epochs=self.update_epochs)
+                self.measured += len(readable)
+                if self.fitness is not None:
+                    self.fitness.reset()  # every task's logits moved
         self.update_seconds += time.perf_counter() - start
 
     @property

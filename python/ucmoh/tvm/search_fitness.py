@@ -49,14 +49,16 @@ class SearchFitness:
 
     def standardize(self, task, logits):
         """Each of `logits` (one task's candidates, one call) in the task's
-        reference population's standard deviations from its median."""
+        reference population's standard deviations from its median, within
+        ±_Z_LIMIT (-inf, an unreadable program, is the lowest)."""
         logits = np.asarray(logits, dtype="float64")
-        if logits.size == 0:
-            return logits
+        readable = logits[np.isfinite(logits)]  # -inf: a program the model cannot read (CostModel)
+        if readable.size == 0:
+            return np.full(logits.shape, -_Z_LIMIT)
         reference = self.references.get(task)
         if reference is None:
-            reference = self._location_and_spread(logits)
-            if logits.size >= self.min_reference:
+            reference = self._location_and_spread(readable)
+            if readable.size >= self.min_reference:
                 self.references[task] = reference
         location, spread = reference
         return np.clip((logits - location) / spread, -_Z_LIMIT, _Z_LIMIT)

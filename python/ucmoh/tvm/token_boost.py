@@ -151,11 +151,16 @@ class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from t
         return self.prior_scale.standardize(task, self.prior.rank_logits(context, candidates))
 
     def _features(self, context, candidates):
+        """The flat token rows of `candidates`, all readable (CostModel.programs)."""
         start = time.perf_counter()
-        programs = [self.prior._program(context, c) for c in candidates]
+        programs = self.prior.programs(context, candidates)
         rows = self.prior.model.flat_features("\n".join(programs) + "\n", self.max_tokens)
         self.split["features"] += time.perf_counter() - start
         return rows
+
+    def _readable(self, context, candidates):
+        """Which of `candidates` the prior can read (the rest rank last and teach the trees nothing)."""
+        return np.array([p is not None for p in self.prior.programs(context, candidates)], dtype=bool)
 
     def _margins(self, rows, base):
         start = time.perf_counter()
@@ -166,17 +171,21 @@ class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from t
     def predict(self, context, candidates):
         task = str(context.task_name)
         z = self._z(task, context, candidates)
-        if self.booster is None or len(candidates) == 0:
+        readable = self._readable(context, candidates)
+        if self.booster is None or not readable.any():
             scores = self.fitness.of_standardized(z)  # nothing measured yet: the pulled model's fitness
         else:
-            base = self._weight(task) * z
-            scores = self.fitness(task, self._margins(self._features(context, candidates), base))
+            margins = np.full(len(candidates), -np.inf)  # the unreadable: lowest, as the prior ranks them
+            chosen = [c for c, r in zip(candidates, readable) if r]
+            margins[readable] = self._margins(self._features(context, chosen), self._weight(task) * z[readable])
+            scores = self.fitness(task, margins)
         self.handed.add(scores)
         return scores
 
     def update(self, context, candidates, results):
         measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
         measured = [(c, latency) for c, latency in measured if latency is not None]  # failed runs are not latencies
+        measured = [m for m, r in zip(measured, self._readable(context, [c for c, _ in measured])) if r]
         if not measured:
             return
         task = str(context.task_name)
