@@ -49,15 +49,25 @@ def blocked(mod):
     return sch.mod["main"]
 
 
-def int8_dense(a_dtype, lanes, k_group, intrinsic, m=32, n=64, k=64):
-    """C[m, n] (int32) += A[m, k] * W[n/lanes, k/k_group, lanes, k_group] (the packed
-    layout of TVM's dot-product intrinsics), tensorized over (lanes, k_group)."""
+def int8_dense_workload(a_dtype, lanes, k_group, m=32, n=64, k=64):
+    """int8_dense unscheduled."""
     x = te.placeholder((m, k), a_dtype, name="X")
     w = te.placeholder((n // lanes, k // k_group, lanes, k_group), "int8", name="W")
     r = te.reduce_axis((0, k), "k")
     c = te.compute((m, n), lambda i, j: te.sum(x[i, r].astype("int32") * w[j // lanes, r // k_group, j % lanes,
                                                                            r % k_group].astype("int32"), axis=r), name="C")
-    sch = s_tir.Schedule(te.create_prim_func([x, w, c]))
+    return tvm.IRModule({"main": te.create_prim_func([x, w, c])})
+
+
+def int8_dense(a_dtype, lanes, k_group, intrinsic, m=32, n=64, k=64):
+    """C[m, n] (int32) += A[m, k] * W[n/lanes, k/k_group, lanes, k_group] (the packed
+    layout of TVM's dot-product intrinsics), tensorized over (lanes, k_group)."""
+    return int8_dense_schedule(a_dtype, lanes, k_group, intrinsic, m, n, k).mod["main"]
+
+
+def int8_dense_schedule(a_dtype, lanes, k_group, intrinsic, m=32, n=64, k=64):
+    """int8_dense's schedule of int8_dense_workload (its trace names the intrinsic)."""
+    sch = s_tir.Schedule(int8_dense_workload(a_dtype, lanes, k_group, m, n, k))
     block = sch.get_sblock("C")
     i, j, kk = sch.get_loops(block)
     io, ii = sch.split(i, [None, 4])
@@ -67,7 +77,7 @@ def int8_dense(a_dtype, lanes, k_group, intrinsic, m=32, n=64, k=64):
     sch.parallel(io)
     sch.decompose_reduction(block, ko)
     sch.tensorize(ji, intrinsic)
-    return sch.mod["main"]
+    return sch
 
 
 @T.prim_func(s_tir=True)

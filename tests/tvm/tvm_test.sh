@@ -15,7 +15,7 @@ registry=$build/bin/registry
 "$registry" --db "$work/registry.db" add-intrinsic x86.avx2 --epochs 2 > /dev/null
 UCMOH_TEST_REGISTRY=$work/registry.db UCMOH_TEST_PLUGINS=$src/plugins.json UCMOH_TEST_WORK=$work \
 UCMOH_LIBRARY=$build/lib/libucmoh.so PYTHONPATH=$src/python:$src/tests/tvm \
-  "$py" -m unittest -v test_tir_to_ast test_tvm_cost_model
+  "$py" -m unittest -v test_tir_to_ast test_tvm_cost_model test_database
 # The tuning run's database back into the registry: every measured candidate
 # becomes a record (an AST record of x86.avx2 on this host), and the registry
 # learns from them.

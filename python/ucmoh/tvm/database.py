@@ -41,7 +41,11 @@ def tuning_records_in_order(work_dir):
     measured (its two JSON Lines files read line by line). JSONDatabase's own
     get_all_tuning_records sorts them by mean run time, so "the first of two
     measurements" would be the faster one: an extension round's re-measurement
-    could replace a first-round record (tests/tvm/collect_test.sh caught it)."""
+    could replace a first-round record (tests/tvm/collect_test.sh caught it).
+    An int8 run's traces name the VNNI intrinsic the run registered, so it is
+    registered here too, as the collector and the studies register it."""
+    from .vnni import register
+    register()
     with open(os.path.join(work_dir, "database_workload.json")) as f:
         workloads = [ms.database.Workload.from_json(json.loads(line)) for line in f if line.strip()]
     with open(os.path.join(work_dir, "database_tuning_record.json")) as f:
