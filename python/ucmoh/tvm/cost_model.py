@@ -19,7 +19,7 @@ _CACHED = 20000  # ASTs CostModel keeps (a few KB each): about eight iterations 
 
 
 def _reason(error):
-    """An UnsupportedTIR message without its block and buffer names (one count per kind)."""
+    """An UnsupportedTIR message without the name of the block it is about (one count per kind)."""
     return str(error).split(": ", 1)[-1] if str(error).startswith("block '") else str(error)
 
 

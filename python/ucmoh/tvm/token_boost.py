@@ -151,16 +151,15 @@ class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from t
         return self.prior_scale.standardize(task, self.prior.rank_logits(context, candidates))
 
     def _features(self, context, candidates):
-        """The flat token rows of `candidates`, all readable (CostModel.programs)."""
+        """The flat token rows of the readable ones of `candidates`, and which
+        those are (the rest rank last and teach the trees nothing)."""
         start = time.perf_counter()
         programs = self.prior.programs(context, candidates)
-        rows = self.prior.model.flat_features("\n".join(programs) + "\n", self.max_tokens)
+        readable = np.array([p is not None for p in programs], dtype=bool)
+        text = "".join(p + "\n" for p in programs if p is not None)
+        rows = self.prior.model.flat_features(text, self.max_tokens) if text else None
         self.split["features"] += time.perf_counter() - start
-        return rows
-
-    def _readable(self, context, candidates):
-        """Which of `candidates` the prior can read (the rest rank last and teach the trees nothing)."""
-        return np.array([p is not None for p in self.prior.programs(context, candidates)], dtype=bool)
+        return rows, readable
 
     def _margins(self, rows, base):
         start = time.perf_counter()
@@ -171,13 +170,13 @@ class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from t
     def predict(self, context, candidates):
         task = str(context.task_name)
         z = self._z(task, context, candidates)
-        readable = self._readable(context, candidates)
-        if self.booster is None or not readable.any():
+        if self.booster is None:
             scores = self.fitness.of_standardized(z)  # nothing measured yet: the pulled model's fitness
         else:
+            rows, readable = self._features(context, candidates)
             margins = np.full(len(candidates), -np.inf)  # the unreadable: lowest, as the prior ranks them
-            chosen = [c for c, r in zip(candidates, readable) if r]
-            margins[readable] = self._margins(self._features(context, chosen), self._weight(task) * z[readable])
+            if readable.any():
+                margins[readable] = self._margins(rows, self._weight(task) * z[readable])
             scores = self.fitness(task, margins)
         self.handed.add(scores)
         return scores
@@ -185,17 +184,18 @@ class TokenBoost(PyCostModel, PriorAccounting):  # TVM reads its metadata from t
     def update(self, context, candidates, results):
         measured = [(c, runner_latency(r)) for c, r in zip(candidates, results)]
         measured = [(c, latency) for c, latency in measured if latency is not None]  # failed runs are not latencies
-        measured = [m for m, r in zip(measured, self._readable(context, [c for c, _ in measured])) if r]
         if not measured:
             return
         task = str(context.task_name)
         chosen = [c for c, _ in measured]
-        rows = self._features(context, chosen)
+        rows, readable = self._features(context, chosen)
+        if not readable.any():
+            return
         data = self.tasks.setdefault(task, {"rows": rows[:0], "z": np.zeros(0), "latencies": np.zeros(0)})
         data["rows"] = np.concatenate([data["rows"], rows])
-        data["z"] = np.concatenate([data["z"], self._z(task, context, chosen)])
-        data["latencies"] = np.concatenate([data["latencies"], [latency for _, latency in measured]])
-        self.measured += len(measured)
+        data["z"] = np.concatenate([data["z"], self._z(task, context, chosen)[readable]])
+        data["latencies"] = np.concatenate([data["latencies"], np.array([latency for _, latency in measured])[readable]])
+        self.measured += int(readable.sum())
         kept = training_window(data["latencies"], self.window)
         self.trust[task] = fitted_trust(data["z"][kept], data["latencies"][kept])
         self._train()
